@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: MIT
+# Shared paths and helpers for the qemu/ scripts. Sourced, never executed.
+#
+# Everything that is large or slow to rebuild (the kernel tree, its object
+# directory, ccache) lives in VP2P_CACHE, outside the checkout. Everything
+# the project itself produces (module objects, user space, logs, console
+# captures) lives in VP2P_BUILD, which is git-ignored.
+
+VP2P_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VP2P_CACHE=${VP2P_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vgem-p2p}
+VP2P_BUILD=${VP2P_BUILD:-$VP2P_TOP/build}
+VP2P_JOBS=${VP2P_JOBS:-$(nproc)}
+
+KSRC=$VP2P_CACHE/linux		# git tree: pristine commit + drm-patches
+KOBJ=$VP2P_CACHE/kbuild		# O= object directory
+LOGDIR=$VP2P_BUILD/logs
+export CCACHE_DIR=${CCACHE_DIR:-$VP2P_CACHE/ccache}
+
+# Reproducible version strings keep ccache hits and avoid relinking
+# vmlinux just because the clock moved.
+export KBUILD_BUILD_TIMESTAMP='2024-01-01'
+export KBUILD_BUILD_USER=vgem-p2p
+export KBUILD_BUILD_HOST=qemu
+
+_vp2p_t0=$(date +%s)
+
+die()
+{
+	echo "vp2p: error: $*" >&2
+	exit 1
+}
+
+elapsed()
+{
+	local s=$(($(date +%s) - $1))
+
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# step LOG TITLE CMD...: run a long step with its output in LOG, printing
+# one line when it starts and one when it ends, so the terminal is never
+# silent for minutes nor flooded with compiler output.
+step()
+{
+	local log=$1 title=$2 t0 rc
+
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	t0=$(date +%s)
+	printf '  %-44s ...\n' "$title"
+	"$@" >"$log" 2>&1 &
+	local pid=$! n=0
+	while kill -0 $pid 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		[ $((n % 60)) -eq 0 ] && kill -0 $pid 2>/dev/null &&
+			printf '  %-44s ... %s\n' "$title" "$(elapsed "$t0")"
+	done
+	wait $pid
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		printf '  %-44s FAILED after %s (log: %s)\n' "$title" \
+			"$(elapsed "$t0")" "$log"
+		tail -n 25 "$log" | sed 's/^/    | /'
+		return $rc
+	fi
+	printf '  %-44s done in %s\n' "$title" "$(elapsed "$t0")"
+}
+
+kmake()
+{
+	make -C "$KSRC" O="$KOBJ" -j"$VP2P_JOBS" CC="ccache gcc" \
+		HOSTCC="ccache gcc" "$@"
+}

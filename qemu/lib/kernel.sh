@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+# The kernel tree in VP2P_CACHE: extraction, the drm-patches series, the
+# config, and the build. Sourced after common.sh.
+
+KTARBALL=${KTARBALL:-/usr/src/linux-source-6.1.tar.xz}
+KFRAGMENT=$VP2P_TOP/qemu/kernel.config
+
+# The series is identified by its content, not by mtimes: a fresh clone
+# has new mtimes but the same series, and must not re-apply it.
+series_hash()
+{
+	cat /dev/null "$VP2P_TOP"/drm-patches/*.patch 2>/dev/null |
+		sha256sum | cut -c1-16
+}
+
+_extract_pristine()
+{
+	local tmp=$VP2P_CACHE/linux.extract
+
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -C "$tmp" -xJf "$KTARBALL"
+	mv "$tmp"/linux-source-6.1 "$KSRC"
+	rmdir "$tmp"
+	cd "$KSRC"
+	git init -q -b pristine
+	# Debian's .gitignore ignores the whole top level.
+	git add -f -A
+	git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
+		commit -q -m "Debian linux-source-6.1 $(make -s kernelversion)"
+	git tag pristine
+}
+
+_apply_series()
+{
+	cd "$KSRC"
+	git checkout -q -B vp2p pristine
+	git reset -q --hard pristine
+	git clean -qfdx
+	if ls "$VP2P_TOP"/drm-patches/*.patch >/dev/null 2>&1; then
+		git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
+			am -q --whitespace=nowarn \
+			$(ls "$VP2P_TOP"/drm-patches/*.patch | grep -v /0000-)
+	fi
+	series_hash >.git/vp2p-series
+}
+
+kernel_prepare_tree()
+{
+	[ -r "$KTARBALL" ] || die "$KTARBALL missing (apt-get install linux-source-6.1)"
+	mkdir -p "$VP2P_CACHE"
+	if [ ! -d "$KSRC/.git" ]; then
+		rm -rf "$KSRC"
+		step "$LOGDIR/extract.log" "extract linux-source-6.1" \
+			_extract_pristine || exit 1
+	fi
+	if [ "$(cat "$KSRC/.git/vp2p-series" 2>/dev/null)" != "$(series_hash)" ]; then
+		step "$LOGDIR/series.log" "apply drm-patches ($(series_hash))" \
+			_apply_series || exit 1
+	fi
+}
+
+# Every option in the fragment must survive olddefconfig: a silently
+# dropped option (unmet dependency) would make tests skip for no reason.
+_check_config()
+{
+	local line name missing=0
+
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qx "$line" "$KOBJ/.config" && continue ;;
+		'# CONFIG_'*' is not set')
+			name=${line#\# }
+			name=${name%% *}
+			grep -q "^$name=" "$KOBJ/.config" || continue ;;
+		*)
+			continue ;;
+		esac
+		echo "config: '$line' did not stick (check its dependencies)"
+		missing=1
+	done <"$KFRAGMENT"
+	return $missing
+}
+
+_configure()
+{
+	kmake tinyconfig &&
+	"$KSRC"/scripts/kconfig/merge_config.sh -m -O "$KOBJ" \
+		"$KOBJ/.config" "$KFRAGMENT" &&
+	kmake olddefconfig &&
+	_check_config
+}
+
+kernel_configure()
+{
+	local want
+
+	want=$(cat "$KFRAGMENT" "$KSRC/.git/vp2p-series" | sha256sum | cut -c1-16)
+	[ "$(cat "$KOBJ/.vp2p-config" 2>/dev/null)" = "$want" ] && return 0
+	mkdir -p "$KOBJ"
+	step "$LOGDIR/config.log" "configure (tinyconfig + qemu/kernel.config)" \
+		_configure || exit 1
+	echo "$want" >"$KOBJ/.vp2p-config"
+}
+
+kernel_build()
+{
+	kernel_prepare_tree
+	kernel_configure
+	command -v ccache >/dev/null || die "ccache missing"
+	ccache -M 5G >/dev/null
+	step "$LOGDIR/kernel.log" "build kernel (bzImage modules)" \
+		kmake bzImage modules || exit 1
+}
+
+kernel_image()
+{
+	echo "$KOBJ/arch/x86/boot/bzImage"
+}
+
+kernel_release()
+{
+	cat "$KOBJ/include/config/kernel.release"
+}

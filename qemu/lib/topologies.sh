@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# The named QEMU topologies, defined here and nowhere else.
+#
+# Devices:
+#   ivshmem-plain (1af4:1110): the exporter's VRAM, BAR2 backed by host RAM.
+#   edu (1234:11e8): the importer, a bus-master DMA engine. dma_mask is all
+#   ones so that 64-bit BAR addresses and IOVAs reach it unmasked.
+#
+# The PCIe ids below (rpN, upN, dnN) are what the topology smoke test
+# checks for, through the bus numbers they produce in the guest.
+
+VP2P_TOPOLOGIES="switch split iommu multi epyc"
+VRAM_SIZE=${VRAM_SIZE:-128M}
+
+_vram()		# _vram N PARENT-BUS
+{
+	echo "-object memory-backend-memfd,id=vram$1,size=$VRAM_SIZE,share=on"
+	echo "-device ivshmem-plain,id=exporter$1,memdev=vram$1,bus=$2"
+}
+
+_edu()		# _edu N PARENT-BUS
+{
+	echo "-device edu,id=importer$1,bus=$2,dma_mask=0xffffffffffffffff"
+}
+
+_root_port()	# _root_port N
+{
+	echo "-device pcie-root-port,id=rp$1,bus=pcie.0,chassis=$1,slot=$1"
+}
+
+# _switch N PORTS: root port rpN, upstream port upN, downstream dnN.0...
+_switch()
+{
+	local i
+
+	_root_port "$1"
+	echo "-device x3130-upstream,id=up$1,bus=rp$1"
+	for ((i = 0; i < $2; i++)); do
+		echo "-device xio3130-downstream,id=dn$1.$i,bus=up$1,chassis=$((10 * $1 + i + 10)),slot=$i"
+	done
+}
+
+# topology_qemu_args NAME: QEMU arguments for the machine and devices.
+topology_qemu_args()
+{
+	local machine="-machine q35" cpu="-cpu max"
+
+	case "$1" in
+	switch)
+		_switch 1 2; _vram 0 dn1.0; _edu 0 dn1.1 ;;
+	split|epyc)
+		_root_port 1; _root_port 2; _vram 0 rp1; _edu 0 rp2
+		[ "$1" = epyc ] && cpu="-cpu EPYC" ;;
+	iommu)
+		machine="-machine q35,kernel-irqchip=split"
+		# The vIOMMU must exist before the devices it translates.
+		echo "-device intel-iommu,intremap=on"
+		_switch 1 2; _vram 0 dn1.0; _edu 0 dn1.1 ;;
+	multi)
+		_switch 1 4
+		_vram 0 dn1.0; _vram 1 dn1.1; _edu 0 dn1.2; _edu 1 dn1.3 ;;
+	*)
+		die "unknown topology '$1' (one of: $VP2P_TOPOLOGIES)" ;;
+	esac
+	echo "$machine"
+	echo "$cpu"
+}
+
+# topology_cmdline NAME: extra kernel command line.
+topology_cmdline()
+{
+	case "$1" in
+	iommu) echo "intel_iommu=on" ;;
+	*) echo "" ;;
+	esac
+}
