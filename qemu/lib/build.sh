@@ -8,7 +8,7 @@ MESONBUILD=$VP2P_BUILD/meson
 # Module directories in the repo. Kbuild writes objects next to the
 # sources with M=, so each is mirrored into the build directory first;
 # rsync keeps mtimes, so an untouched module is not rebuilt.
-VP2P_MODULE_DIRS="vgem-p2p qemu/selftest"
+VP2P_MODULE_DIRS=${VP2P_MODULE_DIRS:-"vgem-p2p qemu/selftest"}
 
 _modules_make()
 {

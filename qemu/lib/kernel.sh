@@ -34,8 +34,8 @@ _extract_pristine()
 _apply_series()
 {
 	cd "$KSRC"
-	git checkout -q -B vp2p pristine
-	git reset -q --hard pristine
+	git checkout -q -B vp2p tags/pristine
+	git reset -q --hard tags/pristine
 	git clean -qfdx
 	if ls "$VP2P_TOP"/drm-patches/*.patch >/dev/null 2>&1; then
 		git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
