@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * edu_nic DMA: real edu device DMA and the bulk (CPU-emulated) mode on
+ * anonymous and file memory, checked byte for byte; invalidation by
+ * munmap, mprotect and fork, also while a DMA is running; exit, close
+ * and deregistration in the middle of a DMA.
+ *
+ * Device DMA costs four edu commands of ~100 ms (virtual) per page, so
+ * device-mode transfers stay at a few pages.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "edu_nic_helpers.h"
+
+IGT_TEST_DESCRIPTION("edu_nic: device and bulk DMA, invalidation, teardown during DMA.");
+
+#define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Read [off, off + len) of a region and compare with what memory holds. */
+static void check_read(int fd, uint32_t key, uint32_t mode, const char *mem,
+		       uint64_t off, uint64_t len)
+{
+	char *buf = malloc(len);
+
+	igt_assert(buf);
+	memset(buf, 0xee, len);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, mode, off, len, buf);
+	igt_assert_f(!memcmp(buf, mem + off, len),
+		     "mode %u read of [%#lx, +%#lx) differs\n", mode,
+		     (unsigned long)off, (unsigned long)len);
+	free(buf);
+}
+
+/* Write a fresh pattern and check it landed, and nothing around it. */
+static void check_write(int fd, uint32_t key, uint32_t mode, char *mem,
+			uint64_t size, uint64_t off, uint64_t len,
+			uint32_t seed)
+{
+	char *buf = malloc(len), *before = malloc(size);
+
+	igt_assert(buf && before);
+	memcpy(before, mem, size);
+	edu_fill(buf, len, seed);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, mode, off, len, buf);
+	igt_assert_f(!memcmp(mem + off, buf, len),
+		     "mode %u write of [%#lx, +%#lx) did not land\n", mode,
+		     (unsigned long)off, (unsigned long)len);
+	igt_assert(!memcmp(mem, before, off));
+	igt_assert(!memcmp(mem + off + len, before + off + len,
+			   size - off - len));
+	free(buf);
+	free(before);
+}
+
+struct dma_loop {
+	int fd;
+	uint32_t key;
+	uint32_t dir;
+	uint32_t mode;
+	uint64_t len;
+	int iterations;
+	int done;
+	int errors[8];	/* -errno seen, by kind */
+	int nerr;
+	int last_err;
+};
+
+static void *dma_loop_thread(void *arg)
+{
+	struct dma_loop *l = arg;
+	char *buf = malloc(l->len);
+	int i;
+
+	edu_fill(buf, l->len, 3);
+	for (i = 0; i < l->iterations; i++) {
+		int ret = edu_dma_err(l->fd, l->key, l->dir, l->mode, 0,
+				      l->len, buf);
+
+		if (ret) {
+			l->last_err = ret;
+			l->nerr++;
+			if (ret == -EBADF || ret == -ENOENT)
+				break;
+		}
+		l->done++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void start_loop(pthread_t *t, struct dma_loop *l)
+{
+	igt_assert_eq(pthread_create(t, NULL, dma_loop_thread, l), 0);
+}
+
+igt_main
+{
+	int fd = -1;
+
+	igt_fixture
+		fd = edu_open();
+
+	igt_describe("Device DMA reads anonymous memory: unaligned, across pages.");
+	igt_subtest("device-read-anon") {
+		uint64_t size = 3 * EDU_PAGE;
+		char *p = edu_anon(size);
+		struct edu_nic_dev_stats d0, d1;
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(p, size, 1);
+		key = edu_reg(fd, p, size, RW, 0);
+		d0 = edu_dev_stats(fd);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 100,
+			   2 * EDU_PAGE + 50);
+		d1 = edu_dev_stats(fd);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u64(s.stats.device_dma_bytes, 2 * EDU_PAGE + 50);
+		igt_assert_eq_u64(s.stats.bulk_bytes, 0);
+		igt_assert_eq_u64(s.stats.faults, 1);
+		igt_assert_eq_u64(s.stats.pages_system, 3);
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		/*
+		 * A command moves at most 2 KiB, in then out: 3996 bytes of
+		 * page 0 (4 commands), page 1 (4), 50 bytes of page 2 (2).
+		 */
+		igt_assert_eq_u64(d1.stats.device_dma_cmds -
+				  d0.stats.device_dma_cmds, 10);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("Device DMA writes anonymous memory, and only where asked.");
+	igt_subtest("device-write-anon") {
+		uint64_t size = 3 * EDU_PAGE;
+		char *p = edu_anon(size);
+		uint32_t key;
+
+		edu_fill(p, size, 2);
+		key = edu_reg(fd, p, size, RW, 0);
+		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 4000, 200, 9);
+		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size,
+			    2 * EDU_PAGE, EDU_PAGE, 10);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 3900, 300);
+		igt_assert_eq_u32(edu_mr_stats(fd, key).state,
+				  EDU_NIC_MR_MIRRORED | EDU_NIC_MR_WRITABLE);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("Device DMA into never-touched anonymous memory faults it in.");
+	igt_subtest("device-write-untouched") {
+		char *p = edu_anon(EDU_PAGE);
+		char buf[256];
+		uint32_t key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+
+		/* A read first mirrors the zero page, read-only. */
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 64);
+		edu_fill(buf, sizeof(buf), 4);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 512,
+			sizeof(buf), buf);
+		igt_assert(!memcmp(p + 512, buf, sizeof(buf)));
+		igt_assert_eq(p[0], 0);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, EDU_PAGE);
+	}
+
+	igt_describe("Bulk (emulated) DMA on 64 pages of anonymous memory, checksummed.");
+	igt_subtest("bulk-anon") {
+		uint64_t size = 64 * EDU_PAGE;
+		char *p = edu_anon(size), *buf = malloc(size);
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(p, size, 5);
+		key = edu_reg(fd, p, size, RW, 0);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+			size, buf);
+		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+		edu_fill(buf, size, 6);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+			size, buf);
+		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 12345, 54321,
+			    7);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u64(s.stats.bulk_bytes, 2 * size + 54321);
+		igt_assert_eq_u64(s.stats.device_dma_bytes, 0);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		free(buf);
+		munmap(p, size);
+	}
+
+	igt_describe("Device and bulk DMA on shared file memory (memfd).");
+	igt_subtest("file-memory") {
+		uint64_t size = 4 * EDU_PAGE;
+		int mfd = memfd_create("edu_nic", MFD_CLOEXEC);
+		char *p, *data = malloc(size), *back = malloc(size);
+		uint32_t key;
+
+		igt_assert_fd(mfd);
+		edu_fill(data, size, 8);
+		igt_assert_eq(pwrite(mfd, data, size, 0), (ssize_t)size);
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+		igt_assert(p != MAP_FAILED);
+		key = edu_reg(fd, p, size, RW, 0);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE - 8, 16);
+		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 3 * EDU_PAGE,
+			    100, 11);
+		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, EDU_PAGE,
+			    12);
+		/* The file sees it too, not just this mapping. */
+		igt_assert_eq(pread(mfd, back, size, 0), (ssize_t)size);
+		igt_assert(!memcmp(back, p, size));
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+		close(mfd);
+		free(data);
+		free(back);
+	}
+
+	igt_describe("munmap invalidates; new memory mapped at the address is re-mirrored.");
+	igt_subtest("munmap-remap") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size), *q;
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(p, size, 13);
+		key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+		igt_assert_eq(munmap(p, size), 0);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u32(s.state, 0);
+		igt_assert_eq_u64(s.stats.invalidations, 1);
+
+		q = mmap(p, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		igt_assert(q == p);
+		edu_fill(p, size, 14);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE, 64);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u64(s.stats.remaps, 1);
+		igt_assert_eq_u64(s.stats.faults, 2);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("mprotect read-only invalidates; writes then fail with EPERM, reads work.");
+	igt_subtest("mprotect") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size);
+		char buf[64];
+		uint32_t key;
+
+		edu_fill(p, size, 15);
+		key = edu_reg(fd, p, size, RW, 0);
+		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, 64, 16);
+		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.invalidations, 1);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+			      -EPERM);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 8, 64);
+		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
+		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, EDU_PAGE,
+			    64, 17);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("fork write-protects (COW): the mirror is invalidated and writes land in the parent only.");
+	igt_subtest("fork-cow") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size);
+		int to_child[2], to_parent[2];
+		char c, buf[128];
+		uint32_t key;
+		pid_t pid;
+		int status;
+
+		edu_fill(p, size, 18);
+		key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+		igt_assert_eq(pipe(to_child), 0);
+		igt_assert_eq(pipe(to_parent), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			char ref[128];
+
+			edu_fill(ref, sizeof(ref), 18);
+			if (read(to_child[0], &c, 1) != 1)
+				_exit(2);
+			/* The parent's DMA must not show through. */
+			_exit(memcmp(p, ref, sizeof(ref)) ? 1 : 0);
+		}
+		igt_assert(edu_mr_stats(fd, key).stats.invalidations >= 1);
+		edu_fill(buf, sizeof(buf), 19);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
+			sizeof(buf), buf);
+		igt_assert(!memcmp(p, buf, sizeof(buf)));
+		igt_assert_eq(write(to_child[1], "x", 1), 1);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFEXITED(status));
+		igt_assert_eq(WEXITSTATUS(status), 0);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("munmap while a device DMA runs: it waits or fails cleanly with EFAULT.");
+	igt_subtest("munmap-during-dma") {
+		uint64_t size = 4 * EDU_PAGE;
+		char *p = edu_anon(size);
+		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
+				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+				      .iterations = 2 };
+		pthread_t t;
+
+		edu_fill(p, size, 20);
+		l.key = edu_reg(fd, p, size, RW, 0);
+		start_loop(&t, &l);
+		msleep(300);
+		igt_assert_eq(munmap(p, size), 0);
+		pthread_join(t, NULL);
+		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+			 l.last_err);
+		igt_assert(l.nerr == 0 || l.last_err == -EFAULT);
+		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 1);
+		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+	}
+
+	igt_describe("mprotect and fork while device DMAs write: data in the parent checks out.");
+	igt_subtest("mprotect-fork-during-dma") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size), ref[2 * EDU_PAGE];
+		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
+				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+				      .iterations = 3 };
+		pthread_t t;
+		pid_t pid;
+
+		edu_fill(ref, size, 22);
+		l.key = edu_reg(fd, p, size, RW, 0);
+		start_loop(&t, &l);
+		msleep(200);
+		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+		msleep(200);
+		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		pthread_join(t, NULL);
+		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+			 l.last_err);
+		igt_assert(l.nerr == 0 || l.last_err == -EPERM);
+		/* One more, undisturbed, must land completely. */
+		edu_dma(fd, l.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
+			size, ref);
+		igt_assert(!memcmp(p, ref, size));
+		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 2);
+		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("Deregistration during a DMA: the DMA completes, the key is gone.");
+	igt_subtest("dereg-during-dma") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size);
+		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
+				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+				      .iterations = 3 };
+		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+		pthread_t t;
+
+		edu_fill(p, size, 21);
+		l.key = edu_reg(fd, p, size, RW, 0);
+		start_loop(&t, &l);
+		msleep(200);
+		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+		pthread_join(t, NULL);
+		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+			 l.last_err);
+		igt_assert(l.nerr == 0 || l.last_err == -ENOENT);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		munmap(p, size);
+	}
+
+	igt_describe("close of the fd during a DMA: the DMA finishes, then all is released.");
+	igt_subtest("close-during-dma") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size);
+		int fd2 = edu_open();
+		struct dma_loop l = { .fd = fd2, .dir = EDU_NIC_DMA_FROM_MR,
+				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+				      .iterations = 3 };
+		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+		pthread_t t;
+
+		l.key = edu_reg(fd2, p, size, RW, 0);
+		start_loop(&t, &l);
+		msleep(200);
+		close(fd2);
+		pthread_join(t, NULL);
+		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+			 l.last_err);
+		igt_assert(l.nerr == 0 || l.last_err == -EBADF);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		munmap(p, size);
+	}
+
+	igt_describe("SIGKILL of a process in the middle of device DMA releases everything.");
+	igt_subtest("exit-during-dma") {
+		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+		int status;
+		pid_t pid;
+
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int cfd = edu_open_nth(0);
+			char *p = edu_anon(4 * EDU_PAGE);
+			char buf[4 * EDU_PAGE];
+			uint32_t key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+
+			for (;;)
+				edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0,
+					    sizeof(buf), buf);
+		}
+		msleep(500);
+		kill(pid, SIGKILL);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFSIGNALED(status));
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+	}
+
+	igt_fixture
+		close(fd);
+}

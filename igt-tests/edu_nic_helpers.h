@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the edu_nic tests: open the device, register, DMA,
+ * read counters. Each asserts success; the *_err variants return -errno.
+ */
+#ifndef EDU_NIC_HELPERS_H
+#define EDU_NIC_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "igt.h"
+#include "linux/edu_nic.h"
+
+#define EDU_PAGE 4096ul
+
+static inline int edu_open_nth(int n)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/edu_nic%d", n);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static inline int edu_open(void)
+{
+	int fd = edu_open_nth(0);
+
+	igt_require_f(fd >= 0, "no /dev/edu_nic0 (edu_nic.ko not loaded?)\n");
+	return fd;
+}
+
+static inline int edu_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret == -1 ? -errno : 0;
+}
+
+static inline int edu_reg_err(int fd, void *addr, uint64_t len,
+			      uint32_t access, uint32_t flags, uint32_t *key)
+{
+	struct edu_nic_reg_mr r = {
+		.addr = (uintptr_t)addr,
+		.length = len,
+		.access = access,
+		.flags = flags,
+	};
+	int ret = edu_ioctl(fd, EDU_NIC_IOCTL_REG_MR, &r);
+
+	if (!ret && key)
+		*key = r.key;
+	return ret;
+}
+
+static inline uint32_t edu_reg(int fd, void *addr, uint64_t len,
+			       uint32_t access, uint32_t flags)
+{
+	uint32_t key = 0;
+
+	igt_assert_eq(edu_reg_err(fd, addr, len, access, flags, &key), 0);
+	igt_assert_neq(key, 0);
+	return key;
+}
+
+static inline int edu_dereg_err(int fd, uint32_t key)
+{
+	struct edu_nic_dereg_mr d = { .key = key };
+
+	return edu_ioctl(fd, EDU_NIC_IOCTL_DEREG_MR, &d);
+}
+
+static inline int edu_dma_err(int fd, uint32_t key, uint32_t dir,
+			      uint32_t mode, uint64_t off, uint64_t len,
+			      void *buf)
+{
+	struct edu_nic_dma d = {
+		.key = key,
+		.direction = dir,
+		.mode = mode,
+		.offset = off,
+		.length = len,
+		.user_ptr = (uintptr_t)buf,
+	};
+
+	return edu_ioctl(fd, EDU_NIC_IOCTL_DMA, &d);
+}
+
+static inline void edu_dma(int fd, uint32_t key, uint32_t dir, uint32_t mode,
+			   uint64_t off, uint64_t len, void *buf)
+{
+	igt_assert_eq(edu_dma_err(fd, key, dir, mode, off, len, buf), 0);
+}
+
+static inline struct edu_nic_mr_stats edu_mr_stats(int fd, uint32_t key)
+{
+	struct edu_nic_mr_stats s = { .key = key };
+
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_MR_STATS, &s), 0);
+	return s;
+}
+
+static inline struct edu_nic_dev_stats edu_dev_stats(int fd)
+{
+	struct edu_nic_dev_stats s = { 0 };
+
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_DEV_STATS, &s), 0);
+	return s;
+}
+
+static inline void *edu_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	igt_assert(p != MAP_FAILED);
+	return p;
+}
+
+/* A pattern that differs per byte position and per seed. */
+static inline void edu_fill(void *buf, size_t len, uint32_t seed)
+{
+	uint8_t *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (uint8_t)((i * 131 + seed * 7 + (i >> 12)) ^ (seed >> 3));
+}
+
+static inline uint64_t edu_csum(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+#endif /* EDU_NIC_HELPERS_H */

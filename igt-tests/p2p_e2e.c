@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * End to end: the edu_nic importer DMAs into and out of vgem-p2p memory
+ * through the patched hmm_range_fault(): VRAM objects (a special vma
+ * offering p2p_map), device-private pages, forced moves while the device
+ * streams, read-only and device-only objects, wrong addresses through the
+ * vIOMMU, and two importers on one object.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <xf86drm.h>
+
+#include "edu_nic_helpers.h"
+#include "drm/vgem_p2p_drm.h"
+
+IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p memory: p2p, fallback, IOVAs, moves, device-private pages.");
+
+#define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The n-th vgem_p2p DRM device, or -1. */
+static int vgem_open_nth(int n, int *card)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		char path[32];
+		drmVersionPtr v;
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, "vgem_p2p") && n-- == 0) {
+			drmFreeVersion(v);
+			if (card)
+				*card = i;
+			return fd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(fd);
+	}
+	return -1;
+}
+
+static uint32_t bo_create(int vfd, uint64_t size, uint32_t flags)
+{
+	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
+	return c.handle;
+}
+
+static void *bo_mmap(int vfd, uint32_t handle, uint64_t size, int prot)
+{
+	struct drm_mode_map_dumb m = { .handle = handle };
+	void *p;
+
+	do_ioctl(vfd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	p = mmap(NULL, size, prot, MAP_SHARED, vfd, m.offset);
+	igt_assert(p != MAP_FAILED);
+	return p;
+}
+
+static struct drm_vgem_p2p_obj_info bo_info(int vfd, uint32_t handle)
+{
+	struct drm_vgem_p2p_obj_info i = { .handle = handle };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
+	return i;
+}
+
+static int bo_move(int vfd, uint32_t handle, uint32_t target)
+{
+	struct drm_vgem_p2p_move m = { .handle = handle, .target = target };
+
+	return edu_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
+}
+
+static struct drm_vgem_p2p_stats vgem_stats(int vfd)
+{
+	struct drm_vgem_p2p_stats s = { 0 };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
+	return s;
+}
+
+/* Physical start of the exporter's VRAM BAR (BAR2), from sysfs. */
+static uint64_t vram_bar_phys(int card)
+{
+	unsigned long long start = 0, end, flags;
+	char path[64];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device/resource",
+		 card);
+	f = fopen(path, "r");
+	igt_assert(f);
+	for (i = 0; i <= 2; i++)
+		igt_assert_eq(fscanf(f, "%llx %llx %llx", &start, &end, &flags),
+			      3);
+	fclose(f);
+	return start;
+}
+
+static void check_dma_read(int fd, uint32_t key, uint32_t mode,
+			   const char *want, uint64_t off, uint64_t len)
+{
+	char *buf = malloc(len);
+
+	igt_assert(buf);
+	memset(buf, 0xee, len);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, mode, off, len, buf);
+	igt_assert_f(!memcmp(buf, want, len),
+		     "mode %u: DMA read of [%#lx, +%#lx) differs (first byte %#x want %#x)\n",
+		     mode, (unsigned long)off, (unsigned long)len,
+		     (uint8_t)buf[0], (uint8_t)want[0]);
+	free(buf);
+}
+
+struct stream {
+	int fd;
+	uint32_t key;
+	uint64_t len;
+	const char *want;
+	volatile int stop;
+	int iterations;
+	int bad;
+	int err;
+};
+
+static void *stream_thread(void *arg)
+{
+	struct stream *s = arg;
+	char *buf = malloc(s->len);
+
+	while (!s->stop) {
+		int ret = edu_dma_err(s->fd, s->key, EDU_NIC_DMA_FROM_MR,
+				      EDU_NIC_MODE_DEVICE, 0, s->len, buf);
+
+		if (ret) {
+			s->err = ret;
+			break;
+		}
+		if (memcmp(buf, s->want, s->len))
+			s->bad++;
+		s->iterations++;
+	}
+	free(buf);
+	return NULL;
+}
+
+igt_main
+{
+	int vfd = -1, fd = -1, card = -1;
+	struct edu_nic_dev_stats caps;
+
+	igt_fixture {
+		vfd = vgem_open_nth(0, &card);
+		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
+		fd = edu_open();
+		caps = edu_dev_stats(fd);
+	}
+
+	igt_describe("edu DMA reads what the CPU wrote into a VRAM object, and its writes land in VRAM.");
+	igt_subtest("vram-read-write") {
+		uint64_t size = 2 * EDU_PAGE;
+		struct drm_vgem_p2p_stats v0, v1;
+		struct edu_nic_mr_stats s;
+		uint32_t h = bo_create(vfd, size, 0), key;
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[2 * EDU_PAGE], buf[300];
+
+		edu_fill(ref, size, 31);
+		memcpy(p, ref, size);
+		v0 = vgem_stats(vfd);
+		key = edu_reg(fd, p, size, RW, 0);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+
+		edu_fill(buf, sizeof(buf), 32);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE - 100, sizeof(buf), buf);
+		memcpy(ref + EDU_PAGE - 100, buf, sizeof(buf));
+		igt_assert(!memcmp(p, ref, size));
+
+		s = edu_mr_stats(fd, key);
+		v1 = vgem_stats(vfd);
+		igt_info("importer: p2p pages %llu, system %llu; exporter: bus %llu iova %llu fallbacks %llu\n",
+			 (unsigned long long)s.stats.pages_p2p,
+			 (unsigned long long)s.stats.pages_system,
+			 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
+			 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova),
+			 (unsigned long long)(v1.fallbacks - v0.fallbacks));
+		/* The importer cannot tell a fallback from p2p; the exporter can. */
+		igt_assert_eq_u64(s.stats.pages_system, 0);
+		igt_assert(s.stats.pages_p2p >= 2);
+		igt_assert(v1.p2p_maps > v0.p2p_maps);
+		if (caps.caps & EDU_NIC_CAP_IOMMU)
+			igt_assert(v1.p2p_pages_iova > v0.p2p_pages_iova ||
+				   v1.fallbacks > v0.fallbacks);
+		else
+			igt_assert(v1.p2p_pages_bus > v0.p2p_pages_bus ||
+				   v1.fallbacks > v0.fallbacks);
+
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		munmap(p, size);
+	}
+
+	igt_describe("Bulk (emulated) DMA on a 32-page VRAM object, checksummed.");
+	igt_subtest("vram-bulk") {
+		uint64_t size = 32 * EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, 0), key;
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char *buf = malloc(size);
+
+		edu_fill(buf, size, 33);
+		memcpy(p, buf, size);
+		key = edu_reg(fd, p, size, RW, 0);
+		memset(buf, 0, size);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+			size, buf);
+		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+		edu_fill(buf, size, 34);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+			size, buf);
+		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
+				  2 * size);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+		free(buf);
+	}
+
+	igt_describe("A read-only export: device reads work, device writes get EPERM.");
+	igt_subtest("read-only-object") {
+		uint64_t size = EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[EDU_PAGE];
+		uint32_t key;
+
+		edu_fill(ref, size, 35);
+		memcpy(p, ref, size);
+		key = edu_reg(fd, p, size, RW, 0);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 64, ref),
+			      -EPERM);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 128);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("A device-only object (never CPU mapped) round-trips through device DMA.");
+	igt_subtest("device-only-object") {
+		uint64_t size = EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[256];
+		uint32_t key = edu_reg(fd, p, size, RW, 0);
+
+		edu_fill(ref, sizeof(ref), 36);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
+			sizeof(ref), ref);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 1000,
+			       sizeof(ref));
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
+	igt_subtest("move-during-stream") {
+		uint64_t size = 2 * EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, 0);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[2 * EDU_PAGE];
+		struct stream st = { .fd = fd, .len = size, .want = ref };
+		struct edu_nic_mr_stats s;
+		uint64_t moves0 = bo_info(vfd, h).moves;
+		pthread_t t;
+		int i;
+
+		edu_fill(ref, size, 37);
+		memcpy(p, ref, size);
+		st.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
+		for (i = 0; i < 4; i++) {
+			msleep(250);
+			igt_assert_eq(bo_move(vfd, h, i == 2 ?
+					      VGEM_P2P_MOVE_SYSTEM :
+					      VGEM_P2P_MOVE_VRAM), 0);
+		}
+		msleep(500);
+		st.stop = 1;
+		pthread_join(t, NULL);
+		s = edu_mr_stats(fd, st.key);
+		igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps, %llu moves\n",
+			 st.iterations, st.bad, st.err,
+			 (unsigned long long)s.stats.invalidations,
+			 (unsigned long long)s.stats.remaps,
+			 (unsigned long long)(bo_info(vfd, h).moves - moves0));
+		igt_assert_eq(st.err, 0);
+		igt_assert_eq(st.bad, 0);
+		igt_assert(st.iterations > 0);
+		igt_assert(s.stats.invalidations >= 1);
+		igt_assert(s.stats.remaps >= 1);
+		check_dma_read(fd, st.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+		igt_assert_eq(edu_dereg_err(fd, st.key), 0);
+		munmap(p, size);
+	}
+
+	igt_describe("Device-private pages are read by device DMA with no migration.");
+	igt_subtest("devmem-no-migration") {
+		uint64_t size = 2 * EDU_PAGE;
+		char *p = edu_anon(size), ref[2 * EDU_PAGE];
+		struct drm_vgem_p2p_migrate m = {
+			.addr = (uintptr_t)p, .size = size,
+			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+		};
+		struct drm_vgem_p2p_stats v0, v1;
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(ref, size, 38);
+		memcpy(p, ref, size);
+		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+		igt_assert_eq_u64(m.npages, 2);
+		v0 = vgem_stats(vfd);
+		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref + 10, 10,
+			       size - 20);
+		v1 = vgem_stats(vfd);
+		s = edu_mr_stats(fd, key);
+		igt_info("devmem p2p maps +%llu, to ram +%llu; importer p2p pages %llu\n",
+			 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
+			 (unsigned long long)(v1.devmem_to_ram - v0.devmem_to_ram),
+			 (unsigned long long)s.stats.pages_p2p);
+		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram);
+		igt_assert(v1.devmem_p2p_maps >= v0.devmem_p2p_maps + 2);
+		igt_assert_eq_u64(s.stats.pages_p2p, 2);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		/* The CPU touch migrates them back, with the same data. */
+		igt_assert(!memcmp(p, ref, size));
+		munmap(p, size);
+	}
+
+	igt_describe("Raw DMA at the BAR's physical address: data without an IOMMU, an error (DMAR fault) with one.");
+	igt_subtest("raw-wrong-address") {
+		uint64_t size = EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, 0);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		struct drm_vgem_p2p_obj_info info;
+		char ref[256], buf[256];
+		struct edu_nic_dma_raw r = {
+			.length = sizeof(buf), .user_ptr = (uintptr_t)buf,
+		};
+		int ret;
+
+		edu_fill(ref, sizeof(ref), 39);
+		memcpy(p, ref, sizeof(ref));
+		info = bo_info(vfd, h);
+		igt_require(info.placement == VGEM_P2P_PLACEMENT_VRAM);
+		r.bus_addr = vram_bar_phys(card) + info.vram_offset;
+		ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
+		igt_info("raw DMA at %#llx: %d\n",
+			 (unsigned long long)r.bus_addr, ret);
+		if (caps.caps & EDU_NIC_CAP_IOMMU) {
+			/* A physical address is not an IOVA: DMAR fault. */
+			igt_assert_eq(ret, -EIO);
+		} else {
+			igt_assert_eq(ret, 0);
+			igt_assert(!memcmp(buf, ref, sizeof(buf)));
+		}
+		/* Nothing is mapped at IOVA/bus address 0's last page either. */
+		r.bus_addr = 0xfffff000ull;
+		ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
+		igt_info("raw DMA at %#llx: %d\n",
+			 (unsigned long long)r.bus_addr, ret);
+		if (caps.caps & EDU_NIC_CAP_IOMMU)
+			igt_assert_eq(ret, -EIO);
+		munmap(p, size);
+	}
+
+	igt_describe("Two importers on one object are both invalidated by one move and both re-map.");
+	igt_subtest("two-importers") {
+		uint64_t size = EDU_PAGE;
+		int fd1 = edu_open_nth(1);
+		uint32_t h, k0, k1;
+		char *p, ref[EDU_PAGE];
+		struct edu_nic_mr_stats s0, s1;
+
+		igt_require_f(fd1 >= 0, "needs a second edu (multi)\n");
+		h = bo_create(vfd, size, 0);
+		p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		edu_fill(ref, size, 40);
+		memcpy(p, ref, size);
+		k0 = edu_reg(fd, p, size, RW, 0);
+		k1 = edu_reg(fd1, p, size, RW, 0);
+		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, 64);
+		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, 64);
+		igt_assert_eq(bo_info(vfd, h).mappings, 2);
+		igt_assert_eq(bo_move(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+		s0 = edu_mr_stats(fd, k0);
+		s1 = edu_mr_stats(fd1, k1);
+		igt_assert_eq_u64(s0.stats.invalidations, 1);
+		igt_assert_eq_u64(s1.stats.invalidations, 1);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 64, 64);
+		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 64, 64);
+		igt_assert_eq_u64(edu_mr_stats(fd, k0).stats.remaps, 1);
+		igt_assert_eq_u64(edu_mr_stats(fd1, k1).stats.remaps, 1);
+		close(fd1);
+		igt_assert_eq(edu_dereg_err(fd, k0), 0);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		munmap(p, size);
+	}
+
+	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind.");
+	igt_subtest("teardown-vram") {
+		uint64_t size = 2 * EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, 0);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t key = edu_reg(fd, p, size, RW,
+				       EDU_NIC_REG_MR_PREFETCH);
+		pid_t pid;
+
+		igt_assert(bo_info(vfd, h).mappings >= 1);
+		igt_assert_eq(munmap(p, size), 0);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int cfd = edu_open_nth(0);
+			char *q = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+			char buf[2 * EDU_PAGE];
+			uint32_t k = edu_reg(cfd, q, size, RW, 0);
+
+			for (;;)
+				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0, size, buf);
+		}
+		msleep(400);
+		kill(pid, SIGKILL);
+		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+	}
+
+	igt_fixture {
+		close(fd);
+		close(vfd);
+	}
+}

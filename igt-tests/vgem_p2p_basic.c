@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vgem's uAPI on vgem-p2p (dumb buffers, mmap, PRIME, fences), and the
+ * argument checking of every vgem-p2p ioctl.
+ */
+#include <sys/ioctl.h>
+
+#include "vgem_p2p_common.h"
+
+IGT_TEST_DESCRIPTION("vgem uAPI and ioctl argument checks on vgem_p2p");
+
+static uint32_t dumb_create(int fd, uint32_t w, uint32_t h, uint32_t bpp,
+			    uint64_t *size)
+{
+	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = bpp };
+
+	do_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c);
+	igt_assert(c.pitch >= w * bpp / 8);
+	igt_assert(c.size >= (uint64_t)c.pitch * h);
+	*size = c.size;
+	return c.handle;
+}
+
+static int fence_attach(int fd, uint32_t handle, uint32_t flags,
+			uint32_t *fence)
+{
+	struct drm_vgem_fence_attach a = { .handle = handle, .flags = flags };
+
+	if (drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+		return -errno;
+	*fence = a.out_fence;
+	return 0;
+}
+
+static int fence_signal(int fd, uint32_t fence)
+{
+	struct drm_vgem_fence_signal s = { .fence = fence };
+
+	if (drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s))
+		return -errno;
+	return 0;
+}
+
+igt_main
+{
+	int fd = -1;
+
+	igt_fixture
+		fd = vgem_p2p_open();
+
+	igt_subtest("dumb-create") {
+		uint64_t size;
+		uint32_t h = dumb_create(fd, 64, 64, 32, &size);
+		void *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+
+		igt_assert(check_pattern(p, 0, 0));
+		igt_assert_eq(((uint32_t *)p)[0], 0);	/* zeroed */
+		fill_pattern(p, size, 1);
+		igt_assert(check_pattern(p, size, 1));
+		munmap(p, size);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("dumb-create-invalid") {
+		struct drm_mode_create_dumb c = { .width = 0, .height = 1,
+						  .bpp = 32 };
+
+		do_ioctl_err(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c, EINVAL);
+		c = (struct drm_mode_create_dumb){ .width = 0xffffffff,
+			.height = 0xffffffff, .bpp = 32 };
+		igt_assert(igt_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c) == -1);
+	}
+
+	igt_subtest("mmap") {
+		uint32_t h = vgem_p2p_create(fd, 1 << 20, 0);
+		void *p = vgem_p2p_mmap(fd, h, 1 << 20, PROT_READ | PROT_WRITE);
+
+		fill_pattern(p, 1 << 20, 2);
+		munmap(p, 1 << 20);
+		p = vgem_p2p_mmap(fd, h, 1 << 20, PROT_READ);
+		igt_assert(check_pattern(p, 1 << 20, 2));
+		munmap(p, 1 << 20);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("mmap-private-rejected") {
+		struct drm_mode_map_dumb m;
+		uint32_t h = vgem_p2p_create(fd, 4096, 0);
+
+		m = (struct drm_mode_map_dumb){ .handle = h };
+		do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+		igt_assert(mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE, fd, m.offset) == MAP_FAILED);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("prime-roundtrip") {
+		uint32_t h = vgem_p2p_create(fd, 4096, 0), h2;
+		int dmabuf;
+
+		igt_assert_eq(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC, &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(fd, dmabuf, &h2), 0);
+		igt_assert_eq_u32(h, h2);
+		gem_close(fd, h);
+		/* the dma-buf keeps the object: importing it again works */
+		igt_assert_eq(drmPrimeFDToHandle(fd, dmabuf, &h2), 0);
+		close(dmabuf);
+		gem_close(fd, h2);
+	}
+
+	igt_subtest("prime-other-fd") {
+		int fd2 = vgem_p2p_open();
+		uint32_t h = vgem_p2p_create(fd, 8192, 0), h2;
+		void *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+		int dmabuf;
+
+		fill_pattern(p, 8192, 3);
+		igt_assert_eq(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC, &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(fd2, dmabuf, &h2), 0);
+		close(dmabuf);
+		munmap(p, 8192);
+		gem_close(fd, h);
+		p = vgem_p2p_mmap(fd2, h2, 8192, PROT_READ);
+		igt_assert(check_pattern(p, 8192, 3));
+		munmap(p, 8192);
+		close(fd2);
+	}
+
+	igt_subtest("fence-basic") {
+		uint32_t h = vgem_p2p_create(fd, 4096, 0), f1, f2;
+
+		igt_assert_eq(fence_attach(fd, h, 0, &f1), 0);
+		igt_assert_eq(fence_attach(fd, h, 0, &f2), 0);	/* 2 readers */
+		igt_assert_eq(fence_attach(fd, h, VGEM_FENCE_WRITE, &f2), -EBUSY);
+		igt_assert_eq(fence_signal(fd, f1), 0);
+		igt_assert_eq(fence_signal(fd, f1), -ENOENT);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("fence-errnos") {
+		struct drm_vgem_fence_attach a = {};
+		struct drm_vgem_fence_signal s = {};
+		uint32_t h = vgem_p2p_create(fd, 4096, 0);
+
+		a.handle = 0xdead;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a, ENOENT);
+		a = (struct drm_vgem_fence_attach){ .handle = h, .flags = 2 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a, EINVAL);
+		a = (struct drm_vgem_fence_attach){ .handle = h, .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a, EINVAL);
+		s.fence = 0xdead;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s, ENOENT);
+		s = (struct drm_vgem_fence_signal){ .flags = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s, EINVAL);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("create-errnos") {
+		uint32_t h;
+
+		igt_assert_eq(__vgem_p2p_create(fd, 0, 0, &h), -EINVAL);
+		igt_assert_eq(__vgem_p2p_create(fd, ~0ull, 0, &h), -EINVAL);
+		igt_assert_eq(__vgem_p2p_create(fd, ~0ull - 4095, 0, &h), -EINVAL);
+		igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 4, &h), -EINVAL);
+		igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 31, &h), -EINVAL);
+		igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40, 0, &h), -ENOSPC);
+		igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40,
+						VGEM_P2P_CREATE_SYSTEM, &h),
+			      -EINVAL);
+	}
+
+	igt_subtest("create-rounds-size") {
+		struct drm_vgem_p2p_create c = { .size = 1 };
+
+		do_ioctl(fd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
+		igt_assert_eq_u64(c.size, 4096);
+		igt_assert_eq_u64(vgem_p2p_info(fd, c.handle).size, 4096);
+		gem_close(fd, c.handle);
+	}
+
+	igt_subtest("move-errnos") {
+		struct drm_vgem_p2p_move m = { .handle = 0xdead };
+		uint32_t h = vgem_p2p_create(fd, 4096, 0);
+
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, ENOENT);
+		m = (struct drm_vgem_p2p_move){ .handle = h, .target = 3 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		m = (struct drm_vgem_p2p_move){ .handle = h, .flags = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		m = (struct drm_vgem_p2p_move){ .handle = h, .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		m = (struct drm_vgem_p2p_move){ .handle = h, .offset = 4096 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		m = (struct drm_vgem_p2p_move){ .handle = h,
+			.target = VGEM_P2P_MOVE_VRAM_AT, .offset = 100 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		m = (struct drm_vgem_p2p_move){ .handle = h,
+			.target = VGEM_P2P_MOVE_VRAM_AT, .offset = 1ull << 40 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m, EINVAL);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("info-errnos") {
+		struct drm_vgem_p2p_obj_info i = { .handle = 0xdead };
+		uint32_t h = vgem_p2p_create(fd, 4096, 0);
+
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i, ENOENT);
+		i = (struct drm_vgem_p2p_obj_info){ .handle = h, .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i, EINVAL);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("stats-errnos") {
+		struct drm_vgem_p2p_stats s = { .flags = 1 };
+
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_STATS, &s, EINVAL);
+		s = (struct drm_vgem_p2p_stats){ .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_STATS, &s, EINVAL);
+		s = vgem_p2p_stats(fd);
+		igt_assert(s.vram_size >= 1 << 20);
+	}
+
+	igt_subtest("migrate-errnos") {
+		struct drm_vgem_p2p_migrate m = {};
+		void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		igt_assert(p != MAP_FAILED);
+		m = (struct drm_vgem_p2p_migrate){ .addr = (uintptr_t)p,
+			.size = 8192, .flags = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		m.flags = 0;
+		m.direction = 2;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		m.direction = 0;
+		m.size = 0;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		m.size = 100;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		m.size = 8192;
+		m.addr += 1;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		m.addr = ~0ull & ~4095ull;
+		do_ioctl_err(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m, EINVAL);
+		munmap(p, 8192);
+	}
+
+	igt_subtest("bad-ioctl") {
+		uint32_t dummy[8] = {};
+
+		/* past the driver's table */
+		do_ioctl_err(fd, DRM_IOWR(DRM_COMMAND_BASE + 0x20, uint32_t[8]),
+			     dummy, EINVAL);
+	}
+
+	igt_fixture
+		close(fd);
+}

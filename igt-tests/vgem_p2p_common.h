@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the vgem_p2p_* tests: find the device by driver name,
+ * and thin wrappers around its ioctls.
+ */
+#ifndef VGEM_P2P_COMMON_H
+#define VGEM_P2P_COMMON_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "igt.h"
+#include "vgem_p2p_drm.h"
+
+/* Opens the @index-th vgem_p2p device's primary node, or -1. */
+static inline int vgem_p2p_open_nth(int index)
+{
+	drmDevicePtr devs[64];
+	int i, n, fd = -1;
+
+	n = drmGetDevices2(0, devs, 64);
+	for (i = 0; i < n && fd < 0; i++) {
+		drmVersionPtr v;
+		int f;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && !strcmp(v->name, "vgem_p2p") && index-- == 0)
+			fd = f;
+		else
+			close(f);
+		if (v)
+			drmFreeVersion(v);
+	}
+	if (n > 0)
+		drmFreeDevices(devs, n);
+	return fd;
+}
+
+static inline int vgem_p2p_open(void)
+{
+	int fd = vgem_p2p_open_nth(0);
+
+	igt_require_f(fd >= 0, "no vgem_p2p device\n");
+	return fd;
+}
+
+static inline int __vgem_p2p_create(int fd, uint64_t size, uint32_t flags,
+				    uint32_t *handle)
+{
+	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
+
+	if (drmIoctl(fd, DRM_IOCTL_VGEM_P2P_CREATE, &c))
+		return -errno;
+	*handle = c.handle;
+	return 0;
+}
+
+static inline uint32_t vgem_p2p_create(int fd, uint64_t size, uint32_t flags)
+{
+	uint32_t handle = 0;
+
+	igt_assert_eq(__vgem_p2p_create(fd, size, flags, &handle), 0);
+	return handle;
+}
+
+static inline void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	do_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static inline void *vgem_p2p_mmap(int fd, uint32_t handle, uint64_t size,
+				  int prot)
+{
+	struct drm_mode_map_dumb m = { .handle = handle };
+	void *p;
+
+	do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	p = mmap(NULL, size, prot, MAP_SHARED, fd, m.offset);
+	igt_assert(p != MAP_FAILED);
+	return p;
+}
+
+static inline struct drm_vgem_p2p_obj_info vgem_p2p_info(int fd,
+							 uint32_t handle)
+{
+	struct drm_vgem_p2p_obj_info i = { .handle = handle };
+
+	do_ioctl(fd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
+	return i;
+}
+
+static inline struct drm_vgem_p2p_stats vgem_p2p_stats(int fd)
+{
+	struct drm_vgem_p2p_stats s = {};
+
+	do_ioctl(fd, DRM_IOCTL_VGEM_P2P_STATS, &s);
+	return s;
+}
+
+static inline int __vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
+				  uint64_t *offset)
+{
+	struct drm_vgem_p2p_move m = {
+		.handle = handle, .target = target, .offset = *offset,
+	};
+
+	if (drmIoctl(fd, DRM_IOCTL_VGEM_P2P_MOVE, &m))
+		return -errno;
+	*offset = m.offset;
+	return 0;
+}
+
+static inline uint64_t vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
+				     uint64_t offset)
+{
+	igt_assert_eq(__vgem_p2p_move(fd, handle, target, &offset), 0);
+	return offset;
+}
+
+/* A pattern unique to (seed, word index) */
+static inline void fill_pattern(void *p, size_t size, uint32_t seed)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 4; i++)
+		w[i] = seed ^ (uint32_t)(i * 2654435761u);
+}
+
+static inline bool check_pattern(const void *p, size_t size, uint32_t seed)
+{
+	const volatile uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 4; i++) {
+		if (w[i] != (seed ^ (uint32_t)(i * 2654435761u))) {
+			igt_warn("word %zu: 0x%08x, expected 0x%08x\n", i,
+				 w[i], seed ^ (uint32_t)(i * 2654435761u));
+			return false;
+		}
+	}
+	return true;
+}
+
+#endif /* VGEM_P2P_COMMON_H */

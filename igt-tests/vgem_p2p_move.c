@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Moves: forced moves within VRAM and to system memory, return to VRAM
+ * on a CPU fault, compaction of fragmented VRAM, and eviction under VRAM
+ * pressure. Contents must survive every move, through mappings that
+ * existed before it.
+ */
+#include "vgem_p2p_common.h"
+
+IGT_TEST_DESCRIPTION("vgem_p2p object moves, compaction and eviction");
+
+#define MiB (1ull << 20)
+
+igt_main
+{
+	int fd = -1;
+
+	igt_fixture
+		fd = vgem_p2p_open();
+
+	igt_subtest("move-vram") {
+		uint32_t h = vgem_p2p_create(fd, 2 * MiB, 0);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 2 * MiB, PROT_READ | PROT_WRITE);
+		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+		uint64_t old = vgem_p2p_info(fd, h).vram_offset, new;
+		int i;
+
+		fill_pattern(p, 2 * MiB, 20);
+		for (i = 0; i < 4; i++) {
+			new = vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+			igt_assert(new != old);
+			igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, new);
+			igt_assert(check_pattern(p, 2 * MiB, 20 + i));
+			fill_pattern(p, 2 * MiB, 21 + i);
+			old = new;
+		}
+		s1 = vgem_p2p_stats(fd);
+		igt_assert(s1.moves >= s0.moves + 4);
+		igt_assert(s1.invalidations >= s0.invalidations + 4);
+		igt_assert(s1.bytes_copied >= s0.bytes_copied + 8 * MiB);
+		igt_assert(vgem_p2p_info(fd, h).moves >= 4);
+		munmap(p, 2 * MiB);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("move-vram-at") {
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+		uint64_t at = st.vram_size - 4 * MiB;
+		uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
+		uint32_t h2 = vgem_p2p_create(fd, 1 * MiB, 0);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
+		uint64_t off;
+
+		fill_pattern(p, MiB, 30);
+		igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM_AT, at),
+				  at);
+		igt_assert(check_pattern(p, MiB, 30));
+		/* taken: -EBUSY, and h2 stays where it was */
+		off = at;
+		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+			      -EBUSY);
+		off = at + MiB / 2;
+		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+			      -EBUSY);
+		/* beyond the end of VRAM */
+		off = st.vram_size - 4096;
+		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+			      -EINVAL);
+		munmap(p, MiB);
+		gem_close(fd, h);
+		gem_close(fd, h2);
+	}
+
+	igt_subtest("evict-and-return") {
+		uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
+		struct drm_vgem_p2p_stats s0, s1;
+
+		fill_pattern(p, MiB, 40);
+		s0 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
+				  ~0ull);
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.evictions, s0.evictions + 1);
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_SYSTEM);
+		/* to system again: a no-op */
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
+		/* the CPU touches it: it comes back to VRAM, intact */
+		igt_assert(check_pattern(p, MiB, 40));
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		/* and explicitly */
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert(check_pattern(p, MiB, 40));
+		munmap(p, MiB);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("compaction") {
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+		uint64_t chunk = 4 * MiB;
+		unsigned int n = st.vram_size / chunk, i;
+		uint32_t *h = calloc(n, sizeof(*h));
+		uint32_t **p = calloc(n, sizeof(*p));
+		uint32_t big;
+		uint32_t *bp;
+
+		igt_assert(n >= 4);
+		/* fill VRAM, then free every other object: holes of 4 MiB */
+		for (i = 0; i < n; i++) {
+			h[i] = vgem_p2p_create(fd, chunk, 0);
+			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
+					     PROT_READ | PROT_WRITE);
+			fill_pattern(p[i], chunk, 100 + i);
+		}
+		for (i = 0; i < n; i += 2) {
+			munmap(p[i], chunk);
+			gem_close(fd, h[i]);
+			h[i] = 0;
+		}
+		/* 8 MiB fits in no hole: VRAM must be compacted */
+		big = vgem_p2p_create(fd, 2 * chunk, 0);
+		s1 = vgem_p2p_stats(fd);
+		igt_assert(s1.compactions > st.compactions);
+		igt_assert_eq_u32(vgem_p2p_info(fd, big).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		/* compaction, not eviction, made the room */
+		igt_assert_eq_u64(s1.evictions, st.evictions);
+		for (i = 1; i < n; i += 2) {
+			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+					  VGEM_P2P_PLACEMENT_VRAM);
+			igt_assert(check_pattern(p[i], chunk, 100 + i));
+		}
+		bp = vgem_p2p_mmap(fd, big, 2 * chunk, PROT_READ);
+		igt_assert_eq_u32(bp[0], 0);
+		igt_assert_eq_u32(bp[(2 * chunk) / 4 - 1], 0);
+		munmap(bp, 2 * chunk);
+		gem_close(fd, big);
+		for (i = 1; i < n; i += 2) {
+			munmap(p[i], chunk);
+			gem_close(fd, h[i]);
+		}
+		free(h);
+		free(p);
+	}
+
+	igt_subtest("eviction") {
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+		uint64_t chunk = 8 * MiB;
+		unsigned int n = st.vram_size / chunk + 2, i, in_sys = 0;
+		uint32_t *h = calloc(n, sizeof(*h));
+		uint32_t **p = calloc(n, sizeof(*p));
+
+		/* more than fits: the oldest objects go to system memory */
+		for (i = 0; i < n; i++) {
+			h[i] = vgem_p2p_create(fd, chunk, 0);
+			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
+					     PROT_READ | PROT_WRITE);
+			fill_pattern(p[i], chunk, 200 + i);
+		}
+		s1 = vgem_p2p_stats(fd);
+		igt_assert(s1.evictions >= st.evictions + 2);
+		for (i = 0; i < n; i++)
+			if (vgem_p2p_info(fd, h[i]).placement ==
+			    VGEM_P2P_PLACEMENT_SYSTEM)
+				in_sys++;
+		igt_assert(in_sys >= 2);
+		igt_assert_eq_u32(vgem_p2p_info(fd, h[0]).placement,
+				  VGEM_P2P_PLACEMENT_SYSTEM);
+		/* every byte survived */
+		for (i = 0; i < n; i++)
+			igt_assert(check_pattern(p[i], chunk, 200 + i));
+		for (i = 0; i < n; i++) {
+			munmap(p[i], chunk);
+			gem_close(fd, h[i]);
+		}
+		free(h);
+		free(p);
+	}
+
+	igt_subtest("move-system-object") {
+		uint32_t h = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
+		uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
+
+		fill_pattern(p, MiB, 50);
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert(check_pattern(p, MiB, 50));
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+		igt_assert(check_pattern(p, MiB, 50));
+		/* a system object does not come back on its own */
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_SYSTEM);
+		munmap(p, MiB);
+		gem_close(fd, h);
+	}
+
+	igt_fixture
+		close(fd);
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * VRAM objects: placement, CPU access through the BAR, device-only
+ * objects (SIGBUS on CPU access), read-only and no-p2p flags, VRAM
+ * accounting and fdinfo.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "vgem_p2p_common.h"
+
+IGT_TEST_DESCRIPTION("vgem_p2p VRAM objects");
+
+static sigjmp_buf sigbus_jmp;
+
+static void sigbus_handler(int sig)
+{
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Returns true if reading *p raised SIGBUS */
+static bool touch_sigbus(volatile uint32_t *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = sigbus_handler }, old;
+	bool bus = false;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jmp, 1) == 0) {
+		if (write)
+			*p = 1;
+		else
+			(void)*p;
+	} else {
+		bus = true;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+static uint64_t fdinfo_kib(int fd, const char *key)
+{
+	char path[64], line[256];
+	uint64_t val = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ':')
+			sscanf(line + n + 1, "%lu", &val);
+	}
+	fclose(f);
+	return val;
+}
+
+igt_main
+{
+	int fd = -1;
+
+	igt_fixture
+		fd = vgem_p2p_open();
+
+	igt_subtest("placement") {
+		uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);
+		uint32_t s = vgem_p2p_create(fd, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
+		struct drm_vgem_p2p_obj_info iv = vgem_p2p_info(fd, v);
+		struct drm_vgem_p2p_obj_info is = vgem_p2p_info(fd, s);
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+
+		igt_assert_eq_u32(iv.placement, VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert(iv.vram_offset + iv.size <= st.vram_size);
+		igt_assert_eq_u64(iv.vram_offset % 4096, 0);
+		igt_assert_eq_u32(iv.mappings, 0);
+		igt_assert_eq_u32(is.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq_u64(is.vram_offset, ~0ull);
+		igt_assert_eq_u32(is.flags, VGEM_P2P_CREATE_SYSTEM);
+		igt_assert(st.vram_used >= 1 << 20);
+		gem_close(fd, v);
+		gem_close(fd, s);
+	}
+
+	igt_subtest("flags-reported") {
+		uint32_t f = VGEM_P2P_CREATE_NO_P2P | VGEM_P2P_CREATE_READ_ONLY |
+			     VGEM_P2P_CREATE_DEVICE_ONLY;
+		uint32_t h = vgem_p2p_create(fd, 4096, f);
+
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).flags, f);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("cpu-access-vram") {
+		size_t size = 4 << 20;
+		uint32_t h = vgem_p2p_create(fd, size, 0);
+		uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+		size_t i;
+
+		for (i = 0; i < size / 4; i += 1024)
+			igt_assert_eq_u32(p[i], 0);
+		fill_pattern(p, size, 10);
+		igt_assert(check_pattern(p, size, 10));
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		munmap(p, size);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("cpu-access-system") {
+		size_t size = 1 << 20;
+		uint32_t h = vgem_p2p_create(fd, size, VGEM_P2P_CREATE_SYSTEM);
+		uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+
+		fill_pattern(p, size, 11);
+		igt_assert(check_pattern(p, size, 11));
+		/* a system object stays there */
+		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+				  VGEM_P2P_PLACEMENT_SYSTEM);
+		munmap(p, size);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("device-only-sigbus") {
+		uint32_t h = vgem_p2p_create(fd, 8192,
+					     VGEM_P2P_CREATE_DEVICE_ONLY);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+
+		igt_assert(touch_sigbus(p, false));
+		igt_assert(touch_sigbus(p + 1024, true));
+		munmap(p, 8192);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("read-only-cpu-ok") {
+		/* read-only restricts importers, not the owner's CPU access */
+		uint32_t h = vgem_p2p_create(fd, 4096, VGEM_P2P_CREATE_READ_ONLY);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 4096, PROT_READ | PROT_WRITE);
+
+		fill_pattern(p, 4096, 12);
+		igt_assert(check_pattern(p, 4096, 12));
+		munmap(p, 4096);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("beyond-object-sigbus") {
+		/* a mapping larger than the object: the tail faults SIGBUS */
+		struct drm_mode_map_dumb m;
+		uint32_t h = vgem_p2p_create(fd, 4096, 0);
+		uint32_t *p;
+
+		m = (struct drm_mode_map_dumb){ .handle = h };
+		do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+		p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, m.offset);
+		/* drm_gem_mmap refuses mappings larger than the object */
+		igt_assert(p == MAP_FAILED);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("vram-full-enospc") {
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+		uint32_t h;
+
+		igt_assert_eq(__vgem_p2p_create(fd, st.vram_size + 4096, 0, &h),
+			      -ENOSPC);
+		/* exactly all of VRAM works (evicting whatever is there) */
+		h = vgem_p2p_create(fd, st.vram_size, 0);
+		igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, 0);
+		gem_close(fd, h);
+	}
+
+	igt_subtest("fdinfo") {
+		int fd2 = vgem_p2p_open();
+		uint32_t v = vgem_p2p_create(fd2, 3 << 20, 0);
+		uint32_t s = vgem_p2p_create(fd2, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
+		char path[64], buf[512];
+		FILE *f;
+
+		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 3072);
+		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 1024);
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd2);
+		f = fopen(path, "r");
+		igt_assert(f);
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+		fclose(f);
+		igt_assert(strstr(buf, "drm-driver:\tvgem_p2p\n"));
+		igt_assert(strstr(buf, "drm-client-id:\t"));
+		vgem_p2p_move(fd2, v, VGEM_P2P_MOVE_SYSTEM, 0);
+		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 0);
+		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 4096);
+		gem_close(fd2, s);
+		close(fd2);
+	}
+
+	igt_subtest("close-with-mapping") {
+		/* the vma keeps the object alive after its handle is gone */
+		uint32_t h = vgem_p2p_create(fd, 8192, 0);
+		uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+
+		fill_pattern(p, 8192, 13);
+		gem_close(fd, h);
+		igt_assert(check_pattern(p, 8192, 13));
+		munmap(p, 8192);
+	}
+
+	igt_fixture
+		close(fd);
+}

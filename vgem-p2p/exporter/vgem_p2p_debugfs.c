@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs, in /sys/kernel/debug/dri/N/:
+ *   vram_map  the VRAM allocator: objects and holes
+ *   objects   every object: placement, flags, importer mappings
+ *   counters  the device counters (as DRM_IOCTL_VGEM_P2P_STATS)
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include <drm/drm_debugfs.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "vgem_p2p_drv.h"
+
+static int vgem_p2p_vram_map_show(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgem_p2p_device *vdev = to_vgem_p2p(node->minor->dev);
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	mutex_lock(&vdev->lock);
+	seq_printf(m, "vram: %pa bytes at bus %pad, %pa used\n",
+		   &vdev->vram_size, &vdev->bar_bus, &vdev->vram_used);
+	drm_mm_print(&vdev->mm, &p);
+	mutex_unlock(&vdev->lock);
+	return 0;
+}
+
+static const char * const vgem_p2p_kind_names[] = {
+	[VGEM_P2P_MAP_BUS] = "bus",
+	[VGEM_P2P_MAP_IOVA] = "iova",
+	[VGEM_P2P_MAP_SYSTEM] = "system",
+};
+
+static int vgem_p2p_objects_show(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgem_p2p_device *vdev = to_vgem_p2p(node->minor->dev);
+	struct vgem_p2p_object *bo;
+	struct vgem_p2p_mapping *map;
+
+	mutex_lock(&vdev->lock);
+	list_for_each_entry(bo, &vdev->objects, link) {
+		if (bo->in_vram)
+			seq_printf(m, "%p size %zu vram 0x%llx", bo,
+				   bo->base.size, bo->node.start);
+		else
+			seq_printf(m, "%p size %zu system", bo, bo->base.size);
+		seq_printf(m, " flags 0x%x moves %llu pins %u\n", bo->flags,
+			   bo->moves, bo->pin_count);
+		spin_lock(&bo->maps_lock);
+		list_for_each_entry(map, &bo->maps, link)
+			seq_printf(m, "  importer %s pages %lu+%lu %s %s 0x%llx\n",
+				   dev_name(map->importer), map->first,
+				   map->npages, vgem_p2p_kind_names[map->kind],
+				   map->dir == DMA_TO_DEVICE ? "ro" : "rw",
+				   (u64)(map->kind == VGEM_P2P_MAP_SYSTEM ?
+					 map->dma[0] : map->iova));
+		spin_unlock(&bo->maps_lock);
+	}
+	mutex_unlock(&vdev->lock);
+	return 0;
+}
+
+static int vgem_p2p_counters_show(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgem_p2p_device *vdev = to_vgem_p2p(node->minor->dev);
+	struct vgem_p2p_counters *c = &vdev->stats;
+
+#define SHOW(x) seq_printf(m, "%-20s %lld\n", #x, atomic64_read(&c->x))
+	SHOW(p2p_maps);
+	SHOW(p2p_unmaps);
+	SHOW(p2p_pages_bus);
+	SHOW(p2p_pages_iova);
+	SHOW(fallbacks);
+	SHOW(moves);
+	SHOW(evictions);
+	SHOW(compactions);
+	SHOW(invalidations);
+	SHOW(bytes_copied);
+	SHOW(bytes_bounced);
+	SHOW(devmem_p2p_maps);
+	SHOW(devmem_to_device);
+	SHOW(devmem_to_ram);
+#undef SHOW
+	return 0;
+}
+
+static const struct drm_info_list vgem_p2p_debugfs_list[] = {
+	{ "vram_map", vgem_p2p_vram_map_show, 0 },
+	{ "objects", vgem_p2p_objects_show, 0 },
+	{ "counters", vgem_p2p_counters_show, 0 },
+};
+
+void vgem_p2p_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(vgem_p2p_debugfs_list,
+				 ARRAY_SIZE(vgem_p2p_debugfs_list),
+				 minor->debugfs_root, minor);
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device-private memory (HMM): the last quarter of the BAR, offered to the
+ * core as MEMORY_DEVICE_PRIVATE pages, as lib/test_hmm.c does with system
+ * memory. DRM_IOCTL_VGEM_P2P_MIGRATE moves a range of the caller's
+ * anonymous memory into it and back; a CPU touch migrates a page back
+ * (migrate_to_ram); and another device that faults the range through
+ * hmm_range_fault() is offered the page peer-to-peer (p2p_map) without
+ * any migration.
+ *
+ * Page i of the pgmap is backed by BAR offset devmem.bar_offset + i pages.
+ * Free pages are chained through zone_device_data under devmem.lock, which
+ * page_free may take in any context: hence irqsave.
+ */
+#include <linux/highmem.h>
+#include <linux/io.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+
+#include "vgem_p2p_drv.h"
+#include "vgem_p2p_trace.h"
+
+#define VGEM_P2P_MIGRATE_CHUNK	32	/* pages per migrate_vma_setup() */
+
+struct vgem_p2p_devmem_mapping {
+	struct p2p_map base;
+	struct page *page;		/* holds a reference */
+	struct device *importer;
+	enum vgem_p2p_map_kind kind;
+	enum dma_data_direction dir;
+	dma_addr_t addr;
+};
+
+static struct vgem_p2p_device *page_to_vdev(struct page *page)
+{
+	return container_of(page->pgmap, struct vgem_p2p_device, devmem.pgmap);
+}
+
+static u64 vgem_p2p_devmem_offset(struct vgem_p2p_device *vdev,
+				  struct page *page)
+{
+	unsigned long first = PHYS_PFN(vdev->devmem.pgmap.range.start);
+
+	return vdev->devmem.bar_offset +
+	       ((u64)(page_to_pfn(page) - first) << PAGE_SHIFT);
+}
+
+static void __iomem *vgem_p2p_devmem_io(struct vgem_p2p_device *vdev,
+					struct page *page)
+{
+	return vdev->bar + vgem_p2p_devmem_offset(vdev, page);
+}
+
+static struct page *vgem_p2p_devmem_alloc(struct vgem_p2p_device *vdev)
+{
+	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	struct page *page;
+	unsigned long flags;
+
+	spin_lock_irqsave(&devmem->lock, flags);
+	page = devmem->free_pages;
+	if (page) {
+		devmem->free_pages = page->zone_device_data;
+		devmem->nr_used++;
+	}
+	spin_unlock_irqrestore(&devmem->lock, flags);
+	if (page) {
+		page->zone_device_data = NULL;
+		zone_device_page_init(page);	/* refcount 1, locked */
+	}
+	return page;
+}
+
+static void vgem_p2p_devmem_page_free(struct page *page)
+{
+	struct vgem_p2p_device *vdev = page_to_vdev(page);
+	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	unsigned long flags;
+
+	spin_lock_irqsave(&devmem->lock, flags);
+	page->zone_device_data = devmem->free_pages;
+	devmem->free_pages = page;
+	devmem->nr_used--;
+	spin_unlock_irqrestore(&devmem->lock, flags);
+}
+
+/* Copy the device pages selected in @args to new system pages */
+static void vgem_p2p_devmem_copy_to_ram(struct vgem_p2p_device *vdev,
+					struct migrate_vma *args)
+{
+	unsigned long i;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct page *dpage;
+		void *dst;
+
+		args->dst[i] = 0;
+		if (!spage || !(args->src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, args->vma,
+				       args->start + (i << PAGE_SHIFT));
+		if (!dpage)
+			continue;
+		lock_page(dpage);
+		dst = kmap_local_page(dpage);
+		memcpy_fromio(dst, vgem_p2p_devmem_io(vdev, spage), PAGE_SIZE);
+		kunmap_local(dst);
+		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if (args->src[i] & MIGRATE_PFN_WRITE)
+			args->dst[i] |= MIGRATE_PFN_WRITE;
+	}
+}
+
+static unsigned long vgem_p2p_migrated(struct migrate_vma *args)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < args->npages; i++)
+		if ((args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i])
+			n++;
+	return n;
+}
+
+static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
+{
+	struct vgem_p2p_device *vdev = page_to_vdev(vmf->page);
+	unsigned long src = 0, dst = 0;
+	struct migrate_vma args = {
+		.vma = vmf->vma,
+		.start = vmf->address & PAGE_MASK,
+		.end = (vmf->address & PAGE_MASK) + PAGE_SIZE,
+		.src = &src,
+		.dst = &dst,
+		.pgmap_owner = vdev,
+		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+		.fault_page = vmf->page,
+	};
+	unsigned long n;
+
+	if (migrate_vma_setup(&args))
+		return VM_FAULT_SIGBUS;
+	vgem_p2p_devmem_copy_to_ram(vdev, &args);
+	migrate_vma_pages(&args);
+	n = vgem_p2p_migrated(&args);
+	migrate_vma_finalize(&args);
+	atomic64_add(n, &vdev->stats.devmem_to_ram);
+	trace_vgem_p2p_migrate(args.start, n, false);
+	return 0;
+}
+
+/*
+ * Another device wants this page: give it the BAR address (or an IOVA)
+ * of the page's backing, with no migration, when p2p works between us;
+ * otherwise refuse, and the core migrates the page to RAM.
+ */
+static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page *page,
+					       struct device *importer,
+					       dma_addr_t *dma_addr,
+					       unsigned int flags)
+{
+	struct vgem_p2p_device *vdev = page_to_vdev(page);
+	struct vgem_p2p_devmem_mapping *map;
+	enum vgem_p2p_map_kind kind;
+	int ret;
+
+	kind = vgem_p2p_export_kind(vdev, importer, 0);
+	if (kind == VGEM_P2P_MAP_SYSTEM)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	/* the page may be on its way to being freed */
+	if (!get_page_unless_zero(page)) {
+		ret = -EBUSY;
+		goto err_free_map;
+	}
+	map->base.owner = THIS_MODULE;
+	map->page = page;
+	map->importer = importer;
+	map->kind = kind;
+	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	ret = vgem_p2p_export_bar(vdev, importer, kind,
+				  vgem_p2p_devmem_offset(vdev, page), PAGE_SIZE,
+				  map->dir, &map->addr);
+	if (ret)
+		goto err_put_page;
+
+	*dma_addr = map->addr;
+	atomic64_inc(&vdev->stats.devmem_p2p_maps);
+	return &map->base;
+
+err_put_page:
+	put_page(page);
+err_free_map:
+	kfree(map);
+	return ERR_PTR(ret);
+}
+
+/* Must not sleep: called from importers' mmu notifier callbacks */
+static void vgem_p2p_devmem_p2p_unmap(struct p2p_map *base)
+{
+	struct vgem_p2p_devmem_mapping *map =
+		container_of(base, struct vgem_p2p_devmem_mapping, base);
+
+	vgem_p2p_unexport_bar(map->importer, map->kind, map->addr, PAGE_SIZE,
+			      map->dir);
+	put_page(map->page);
+	kfree(map);
+}
+
+static const struct dev_pagemap_ops vgem_p2p_devmem_ops = {
+	.page_free = vgem_p2p_devmem_page_free,
+	.migrate_to_ram = vgem_p2p_devmem_migrate_to_ram,
+	.p2p_map = vgem_p2p_devmem_p2p_map,
+	.p2p_unmap = vgem_p2p_devmem_p2p_unmap,
+};
+
+/* Copy the system pages selected in @args into new device pages */
+static void vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
+					   struct migrate_vma *args)
+{
+	unsigned long i;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct page *dpage;
+
+		args->dst[i] = 0;
+		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		if (spage && is_zone_device_page(spage))
+			continue;
+		dpage = vgem_p2p_devmem_alloc(vdev);
+		if (!dpage)
+			continue;
+		if (spage) {
+			void *src = kmap_local_page(spage);
+
+			memcpy_toio(vgem_p2p_devmem_io(vdev, dpage), src,
+				    PAGE_SIZE);
+			kunmap_local(src);
+		} else {
+			memset_io(vgem_p2p_devmem_io(vdev, dpage), 0, PAGE_SIZE);
+		}
+		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if ((args->src[i] & MIGRATE_PFN_WRITE) ||
+		    (!spage && (args->vma->vm_flags & VM_WRITE)))
+			args->dst[i] |= MIGRATE_PFN_WRITE;
+	}
+}
+
+static int vgem_p2p_migrate_range(struct vgem_p2p_device *vdev,
+				  struct mm_struct *mm, unsigned long start,
+				  unsigned long end, bool to_device,
+				  u64 *npages)
+{
+	unsigned long src[VGEM_P2P_MIGRATE_CHUNK], dst[VGEM_P2P_MIGRATE_CHUNK];
+	unsigned long addr, next, n;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	for (addr = start; addr < end; addr = next) {
+		struct vm_area_struct *vma = vma_lookup(mm, addr);
+		struct migrate_vma args = {
+			.src = src,
+			.dst = dst,
+			.pgmap_owner = vdev,
+		};
+
+		if (!vma || !vma_is_anonymous(vma) ||
+		    (vma->vm_flags & VM_SHARED)) {
+			ret = -EINVAL;
+			break;
+		}
+		next = min3(end, vma->vm_end,
+			    addr + (VGEM_P2P_MIGRATE_CHUNK << PAGE_SHIFT));
+		args.vma = vma;
+		args.start = addr;
+		args.end = next;
+		args.flags = to_device ? MIGRATE_VMA_SELECT_SYSTEM :
+					 MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
+		ret = migrate_vma_setup(&args);
+		if (ret)
+			break;
+		if (to_device)
+			vgem_p2p_devmem_copy_to_device(vdev, &args);
+		else
+			vgem_p2p_devmem_copy_to_ram(vdev, &args);
+		migrate_vma_pages(&args);
+		n = vgem_p2p_migrated(&args);
+		migrate_vma_finalize(&args);
+
+		*npages += n;
+		atomic64_add(n, to_device ? &vdev->stats.devmem_to_device :
+					    &vdev->stats.devmem_to_ram);
+		trace_vgem_p2p_migrate(addr, n, to_device);
+		/* device memory ran out */
+		if (to_device && n < args.cpages) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
+	struct drm_vgem_p2p_migrate *args = data;
+	int ret, idx;
+
+	if (args->flags || args->direction > VGEM_P2P_MIGRATE_TO_RAM)
+		return -EINVAL;
+	if (!args->size || !PAGE_ALIGNED(args->addr) ||
+	    !PAGE_ALIGNED(args->size) || args->addr + args->size < args->addr ||
+	    args->addr + args->size > TASK_SIZE)
+		return -EINVAL;
+	if (!vdev->devmem.ready)
+		return -ENODEV;
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+
+	args->npages = 0;
+	ret = vgem_p2p_migrate_range(vdev, current->mm, args->addr,
+				     args->addr + args->size,
+				     args->direction == VGEM_P2P_MIGRATE_TO_DEVICE,
+				     &args->npages);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
+			 resource_size_t bar_offset, resource_size_t size)
+{
+	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	unsigned long pfn, first, last;
+	struct resource *res;
+	void *addr;
+	int ret;
+
+	res = request_free_mem_region(&iomem_resource, size,
+				      "vgem_p2p device-private");
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+
+	devmem->res = res;
+	devmem->bar_offset = bar_offset;
+	devmem->pgmap.type = MEMORY_DEVICE_PRIVATE;
+	devmem->pgmap.range.start = res->start;
+	devmem->pgmap.range.end = res->end;
+	devmem->pgmap.nr_range = 1;
+	devmem->pgmap.ops = &vgem_p2p_devmem_ops;
+	devmem->pgmap.owner = vdev;
+	addr = memremap_pages(&devmem->pgmap, dev_to_node(&vdev->pdev->dev));
+	if (IS_ERR(addr)) {
+		ret = PTR_ERR(addr);
+		goto err_release_region;
+	}
+
+	first = PHYS_PFN(res->start);
+	last = first + (size >> PAGE_SHIFT);
+	for (pfn = last; pfn-- > first;) {
+		struct page *page = pfn_to_page(pfn);
+
+		page->zone_device_data = devmem->free_pages;
+		devmem->free_pages = page;
+	}
+	devmem->size = size;
+	devmem->ready = true;
+	return 0;
+
+err_release_region:
+	release_mem_region(res->start, resource_size(res));
+	devmem->res = NULL;
+	return ret;
+}
+
+/* Bring every device page in use back to RAM, then drop the pgmap */
+void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev)
+{
+	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	unsigned long first = PHYS_PFN(devmem->pgmap.range.start);
+	unsigned long i, npages = devmem->size >> PAGE_SHIFT;
+	unsigned long *src, *dst;
+
+	if (!devmem->ready)
+		return;
+	devmem->ready = false;
+
+	src = kvcalloc(npages, sizeof(*src), GFP_KERNEL | __GFP_NOFAIL);
+	dst = kvcalloc(npages, sizeof(*dst), GFP_KERNEL | __GFP_NOFAIL);
+	migrate_device_range(src, first, npages);
+	for (i = 0; i < npages; i++) {
+		struct page *spage = migrate_pfn_to_page(src[i]);
+		struct page *dpage;
+		void *p;
+
+		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOFAIL);
+		lock_page(dpage);
+		p = kmap_local_page(dpage);
+		memcpy_fromio(p, vgem_p2p_devmem_io(vdev, spage), PAGE_SIZE);
+		kunmap_local(p);
+		dst[i] = migrate_pfn(page_to_pfn(dpage));
+		if (src[i] & MIGRATE_PFN_WRITE)
+			dst[i] |= MIGRATE_PFN_WRITE;
+	}
+	migrate_device_pages(src, dst, npages);
+	migrate_device_finalize(src, dst, npages);
+	kvfree(src);
+	kvfree(dst);
+
+	memunmap_pages(&devmem->pgmap);
+	release_mem_region(devmem->res->start, resource_size(devmem->res));
+}

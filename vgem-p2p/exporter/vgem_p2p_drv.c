@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgem-p2p: vgem with VRAM.
+ *
+ * A DRM driver derived from vgem (dumb buffers, mmap, PRIME, vgem fences)
+ * that binds to QEMU's ivshmem-plain PCI device and uses its memory BAR as
+ * VRAM. It is the example exporter of device peer-to-peer through a vma:
+ * see vgem_p2p_export.c for the policy and vgem_p2p_move.c for moves. One
+ * DRM device per bound PCI device.
+ *
+ * BAR layout: [0, 3/4) VRAM for GEM objects (drm_mm), [3/4, 1) device-
+ * private memory (vgem_p2p_devmem.c).
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/seq_file.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+
+#include "vgem_p2p_drv.h"
+
+#define DRIVER_DESC	"vgem with VRAM on a PCI BAR, exported p2p"
+#define DRIVER_DATE	"20261203"
+#define DRIVER_MAJOR	1
+#define DRIVER_MINOR	0
+
+static atomic64_t vgem_p2p_client_ids = ATOMIC64_INIT(0);
+
+struct vgem_p2p_file_priv {
+	struct vgem_p2p_file fences;
+	u64 client_id;
+};
+
+static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct vgem_p2p_file_priv *priv;
+	int ret;
+
+	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	if (!priv)
+		return -ENOMEM;
+	ret = vgem_p2p_fence_open(&priv->fences);
+	if (ret) {
+		kfree(priv);
+		return ret;
+	}
+	priv->client_id = atomic64_inc_return(&vgem_p2p_client_ids);
+	/* vgem's fence ioctls find their state at the start of driver_priv */
+	file->driver_priv = &priv->fences;
+	return 0;
+}
+
+static void vgem_p2p_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	struct vgem_p2p_file_priv *priv =
+		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
+
+	vgem_p2p_fence_close(&priv->fences);
+	kfree(priv);
+}
+
+static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
+				struct drm_file *file)
+{
+	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
+	struct vgem_p2p_counters *c = &vdev->stats;
+	struct drm_vgem_p2p_stats *args = data;
+	unsigned long flags;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	args->p2p_maps = atomic64_read(&c->p2p_maps);
+	args->p2p_unmaps = atomic64_read(&c->p2p_unmaps);
+	args->p2p_pages_bus = atomic64_read(&c->p2p_pages_bus);
+	args->p2p_pages_iova = atomic64_read(&c->p2p_pages_iova);
+	args->fallbacks = atomic64_read(&c->fallbacks);
+	args->moves = atomic64_read(&c->moves);
+	args->evictions = atomic64_read(&c->evictions);
+	args->compactions = atomic64_read(&c->compactions);
+	args->invalidations = atomic64_read(&c->invalidations);
+	args->bytes_copied = atomic64_read(&c->bytes_copied);
+	args->bytes_bounced = atomic64_read(&c->bytes_bounced);
+	args->devmem_p2p_maps = atomic64_read(&c->devmem_p2p_maps);
+	args->devmem_to_device = atomic64_read(&c->devmem_to_device);
+	args->devmem_to_ram = atomic64_read(&c->devmem_to_ram);
+
+	mutex_lock(&vdev->lock);
+	args->vram_size = vdev->vram_size;
+	args->vram_used = vdev->vram_used;
+	mutex_unlock(&vdev->lock);
+
+	args->devmem_size = vdev->devmem.size;
+	spin_lock_irqsave(&vdev->devmem.lock, flags);
+	args->devmem_used = (u64)vdev->devmem.nr_used << PAGE_SHIFT;
+	spin_unlock_irqrestore(&vdev->devmem.lock, flags);
+	return 0;
+}
+
+static const struct drm_ioctl_desc vgem_p2p_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VGEM_FENCE_ATTACH, vgem_p2p_fence_attach_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_FENCE_SIGNAL, vgem_p2p_fence_signal_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_CREATE, vgem_p2p_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_MOVE, vgem_p2p_move_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_OBJ_INFO, vgem_p2p_obj_info_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_MIGRATE, vgem_p2p_migrate_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_STATS, vgem_p2p_stats_ioctl,
+			  DRM_RENDER_ALLOW),
+};
+
+/*
+ * fdinfo in DRM's usage-stats format (Documentation/gpu/drm-usage-stats.rst);
+ * 6.1 has no drm_show_memory_stats(), so count the client's objects here.
+ * The placement read is racy against moves; a snapshot is all fdinfo is.
+ */
+static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct vgem_p2p_device *vdev = to_vgem_p2p(file->minor->dev);
+	struct vgem_p2p_file_priv *priv =
+		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
+	struct drm_gem_object *obj;
+	u64 vram = 0, system = 0;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (READ_ONCE(to_vgem_p2p_obj(obj)->in_vram))
+			vram += obj->size;
+		else
+			system += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	seq_printf(m, "drm-driver:\t%s\n", DRIVER_NAME);
+	seq_printf(m, "drm-pdev:\t%s\n", pci_name(vdev->pdev));
+	seq_printf(m, "drm-client-id:\t%llu\n", priv->client_id);
+	seq_printf(m, "drm-memory-vram:\t%llu KiB\n", vram >> 10);
+	seq_printf(m, "drm-memory-system:\t%llu KiB\n", system >> 10);
+}
+
+static const struct file_operations vgem_p2p_fops = {
+	.owner = THIS_MODULE,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.show_fdinfo = vgem_p2p_show_fdinfo,
+};
+
+static const struct drm_driver vgem_p2p_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.open = vgem_p2p_open,
+	.postclose = vgem_p2p_postclose,
+	.ioctls = vgem_p2p_ioctls,
+	.num_ioctls = ARRAY_SIZE(vgem_p2p_ioctls),
+	.fops = &vgem_p2p_fops,
+	.dumb_create = vgem_p2p_dumb_create,
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.debugfs_init = vgem_p2p_debugfs_init,
+
+	.name = DRIVER_NAME,
+	.desc = DRIVER_DESC,
+	.date = DRIVER_DATE,
+	.major = DRIVER_MAJOR,
+	.minor = DRIVER_MINOR,
+};
+
+static void vgem_p2p_release_vram(struct drm_device *drm, void *data)
+{
+	vgem_p2p_vram_fini(to_vgem_p2p(drm));
+}
+
+static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vgem_p2p_device *vdev;
+	resource_size_t devmem_size;
+	int ret;
+
+	vdev = devm_drm_dev_alloc(&pdev->dev, &vgem_p2p_driver,
+				  struct vgem_p2p_device, drm);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	vdev->pdev = pdev;
+	INIT_LIST_HEAD(&vdev->objects);
+	spin_lock_init(&vdev->devmem.lock);
+	ret = drmm_mutex_init(&vdev->drm, &vdev->lock);
+	if (ret)
+		return ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	if (!(pci_resource_flags(pdev, VGEM_P2P_BAR) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, VGEM_P2P_BAR) < 4 * PAGE_SIZE)
+		return -ENODEV;
+	ret = pci_request_region(pdev, VGEM_P2P_BAR, DRIVER_NAME);
+	if (ret)
+		return ret;
+
+	vdev->bar_phys = pci_resource_start(pdev, VGEM_P2P_BAR);
+	vdev->bar_bus = pci_bus_address(pdev, VGEM_P2P_BAR);
+	vdev->bar_size = pci_resource_len(pdev, VGEM_P2P_BAR);
+	vdev->bar = devm_ioremap_wc(&pdev->dev, vdev->bar_phys, vdev->bar_size);
+	if (!vdev->bar)
+		return -ENOMEM;
+
+	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);
+	vdev->vram_size = vdev->bar_size - devmem_size;
+	ret = vgem_p2p_vram_init(vdev);
+	if (ret)
+		return ret;
+	ret = drmm_add_action_or_reset(&vdev->drm, vgem_p2p_release_vram, NULL);
+	if (ret)
+		return ret;
+
+	/* Optional: without it, the MIGRATE ioctl reports -ENODEV */
+	ret = vgem_p2p_devmem_init(vdev, vdev->vram_size, devmem_size);
+	if (ret)
+		drm_warn(&vdev->drm, "no device-private memory: %d\n", ret);
+
+	pci_set_drvdata(pdev, vdev);
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret)
+		goto err_devmem_fini;
+
+	drm_info(&vdev->drm, "%pa bytes of VRAM at bus %pad, %pa device-private\n",
+		 &vdev->vram_size, &vdev->bar_bus, &vdev->devmem.size);
+	return 0;
+
+err_devmem_fini:
+	vgem_p2p_devmem_fini(vdev);
+	return ret;
+}
+
+static void vgem_p2p_remove(struct pci_dev *pdev)
+{
+	struct vgem_p2p_device *vdev = pci_get_drvdata(pdev);
+
+	/* No new ioctl, fault or p2p_map reaches the hardware after this */
+	drm_dev_unplug(&vdev->drm);
+	/* objects already closed: let them go before the eviction below */
+	vgem_p2p_free_wq_flush();
+	/*
+	 * Objects can outlive the device (open files, importer mappings):
+	 * move their contents out of the BAR, which goes away with us.
+	 * That invalidates every CPU and importer mapping of VRAM.
+	 */
+	vgem_p2p_evict_all(vdev);
+	vgem_p2p_devmem_fini(vdev);
+}
+
+static const struct pci_device_id vgem_p2p_pci_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },	/* ivshmem */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vgem_p2p_pci_ids);
+
+static struct pci_driver vgem_p2p_pci_driver = {
+	.name = DRIVER_NAME,
+	.id_table = vgem_p2p_pci_ids,
+	.probe = vgem_p2p_probe,
+	.remove = vgem_p2p_remove,
+};
+
+static int __init vgem_p2p_init(void)
+{
+	int ret;
+
+	ret = vgem_p2p_free_wq_init();
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&vgem_p2p_pci_driver);
+	if (ret)
+		vgem_p2p_free_wq_fini();
+	return ret;
+}
+
+static void __exit vgem_p2p_exit(void)
+{
+	pci_unregister_driver(&vgem_p2p_pci_driver);
+	vgem_p2p_free_wq_fini();
+}
+
+module_init(vgem_p2p_init);
+module_exit(vgem_p2p_exit);
+
+MODULE_DESCRIPTION(DRIVER_DESC);
+MODULE_LICENSE("GPL");

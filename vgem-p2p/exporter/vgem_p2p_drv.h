@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgem-p2p: vgem with VRAM. Shared definitions of the driver's files.
+ *
+ * Locking, outermost first:
+ *
+ *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_map)
+ *     vgem_p2p_device.lock           VRAM allocator and all placements
+ *       i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
+ *         vgem_p2p_object.maps_lock  importer mappings (p2p_unmap)
+ *
+ * p2p_unmap() is called by importers from their mmu notifier callbacks,
+ * i.e. from inside our own invalidations, which run with the device lock
+ * held: so it takes only maps_lock, which is never held across an
+ * invalidation. Nothing may copy to or from user space under the device
+ * lock, as a user fault would take mmap_lock inside it.
+ */
+#ifndef _VGEM_P2P_DRV_H_
+#define _VGEM_P2P_DRV_H_
+
+#include <linux/memremap.h>
+#include <linux/mutex.h>
+#include <linux/p2p_map.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+
+#include "vgem_p2p_drm.h"
+
+#define DRIVER_NAME	"vgem_p2p"
+#define VGEM_P2P_BAR	2
+
+struct vgem_p2p_file {
+	struct idr fence_idr;
+	struct mutex fence_mutex;	/* protects fence_idr */
+};
+
+/* Device counters, DRM_IOCTL_VGEM_P2P_STATS; see the uAPI for meanings */
+struct vgem_p2p_counters {
+	atomic64_t p2p_maps;
+	atomic64_t p2p_unmaps;
+	atomic64_t p2p_pages_bus;
+	atomic64_t p2p_pages_iova;
+	atomic64_t fallbacks;
+	atomic64_t moves;
+	atomic64_t evictions;
+	atomic64_t compactions;
+	atomic64_t invalidations;
+	atomic64_t bytes_copied;
+	atomic64_t bytes_bounced;
+	atomic64_t devmem_p2p_maps;
+	atomic64_t devmem_to_device;
+	atomic64_t devmem_to_ram;
+};
+
+/*
+ * Device-private memory: the last quarter of the BAR, handed to the core
+ * as MEMORY_DEVICE_PRIVATE pages. Page i of the pgmap is backed by the
+ * BAR at @bar_offset + i * PAGE_SIZE.
+ */
+struct vgem_p2p_devmem {
+	struct dev_pagemap pgmap;
+	struct resource *res;
+	resource_size_t bar_offset;
+	resource_size_t size;
+	bool ready;
+	spinlock_t lock;		/* protects free_pages and nr_used */
+	struct page *free_pages;	/* chained by zone_device_data */
+	unsigned long nr_used;
+};
+
+struct vgem_p2p_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+
+	/* The whole BAR: [0, vram_size) for objects, then devmem */
+	phys_addr_t bar_phys;		/* CPU physical address */
+	pci_bus_addr_t bar_bus;		/* address on the PCI bus */
+	resource_size_t bar_size;
+	void __iomem *bar;		/* write-combined CPU mapping */
+	resource_size_t vram_size;
+
+	/*
+	 * @lock protects the VRAM allocator @mm, @vram_used, the list of
+	 * objects @objects, and the placement of every object of the device
+	 * (vgem_p2p_object.in_vram/node/pages/pin_count). One lock for the
+	 * device keeps moves simple: compaction and eviction move several
+	 * objects at once, and CPU faults and p2p_map must not race with
+	 * any of them. A driver with real concurrency would use per-object
+	 * ww_mutexes (dma_resv) as TTM does.
+	 */
+	struct mutex lock;
+	struct drm_mm mm;
+	resource_size_t vram_used;
+	struct list_head objects;	/* all objects, oldest first */
+
+	struct vgem_p2p_devmem devmem;
+	struct vgem_p2p_counters stats;
+};
+
+static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)
+{
+	return container_of(drm, struct vgem_p2p_device, drm);
+}
+
+struct vgem_p2p_object {
+	struct drm_gem_object base;
+	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
+
+	/* Placement, protected by vgem_p2p_device.lock */
+	bool in_vram;
+	struct drm_mm_node node;	/* VRAM range when in_vram */
+	struct page **pages;		/* system pages when !in_vram */
+	unsigned int pin_count;		/* dma-buf pins: stays in system */
+	struct list_head link;		/* in vgem_p2p_device.objects */
+	u64 moves;
+
+	/* Importer mappings (struct vgem_p2p_mapping), see drv.h header */
+	spinlock_t maps_lock;
+	struct list_head maps;
+	unsigned int nr_maps;
+	unsigned int nr_fallback_maps;
+	atomic64_t p2p_maps_total;
+	atomic64_t fallback_maps_total;
+
+	struct work_struct free_work;
+};
+
+static inline struct vgem_p2p_object *to_vgem_p2p_obj(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct vgem_p2p_object, base);
+}
+
+static inline struct vgem_p2p_device *obj_to_vdev(struct vgem_p2p_object *bo)
+{
+	return to_vgem_p2p(bo->base.dev);
+}
+
+static inline unsigned long vgem_p2p_npages(struct vgem_p2p_object *bo)
+{
+	return bo->base.size >> PAGE_SHIFT;
+}
+
+/* How an importer reaches an object */
+enum vgem_p2p_map_kind {
+	VGEM_P2P_MAP_BUS,	/* BAR bus addresses, untranslated DMA */
+	VGEM_P2P_MAP_IOVA,	/* BAR mapped by dma_map_resource() */
+	VGEM_P2P_MAP_SYSTEM,	/* fallback: system pages, dma_map_page() */
+};
+
+/*
+ * One importer mapping of a range of an object, handed out by p2p_map
+ * and freed by p2p_unmap. Holds a reference on the object, and for the
+ * fallback on each system page, so a mapping never outlives its memory.
+ */
+struct vgem_p2p_mapping {
+	struct p2p_map base;
+	struct vgem_p2p_object *bo;
+	struct device *importer;
+	struct list_head link;		/* in bo->maps, under maps_lock */
+	enum vgem_p2p_map_kind kind;
+	enum dma_data_direction dir;
+	pgoff_t first;			/* first page of the object */
+	unsigned long npages;
+	dma_addr_t iova;		/* VGEM_P2P_MAP_IOVA */
+	struct page **pages;		/* VGEM_P2P_MAP_SYSTEM */
+	dma_addr_t dma[];		/* VGEM_P2P_MAP_SYSTEM, per page */
+};
+
+/* Allocation policy for vgem_p2p_vram_alloc() */
+enum vgem_p2p_alloc {
+	VGEM_P2P_ALLOC_COMPACT,		/* may compact VRAM */
+	VGEM_P2P_ALLOC_EVICT,		/* may compact, then evict others */
+};
+
+/* vgem_p2p_vram.c */
+int vgem_p2p_vram_init(struct vgem_p2p_device *vdev);
+void vgem_p2p_vram_fini(struct vgem_p2p_device *vdev);
+int vgem_p2p_vram_alloc(struct vgem_p2p_device *vdev, struct drm_mm_node *node,
+			u64 size, enum vgem_p2p_alloc policy,
+			struct vgem_p2p_object *self);
+void vgem_p2p_vram_free(struct vgem_p2p_device *vdev, struct drm_mm_node *node);
+void vgem_p2p_vram_poison(struct vgem_p2p_device *vdev, u64 offset, u64 size);
+
+/* vgem_p2p_gem.c */
+struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
+					       u64 size, u32 flags);
+struct page **vgem_p2p_pages_alloc(unsigned long npages);
+void vgem_p2p_pages_free(struct page **pages, unsigned long npages);
+int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
+			 struct drm_mode_create_dumb *args);
+int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+void vgem_p2p_free_wq_flush(void);
+int vgem_p2p_free_wq_init(void);
+void vgem_p2p_free_wq_fini(void);
+
+/* vgem_p2p_mmap.c */
+extern const struct vm_operations_struct vgem_p2p_vm_ops;
+int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
+
+/* vgem_p2p_export.c */
+enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
+					    struct device *importer,
+					    u32 obj_flags);
+int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
+			enum vgem_p2p_map_kind kind, u64 bar_offset, u64 size,
+			enum dma_data_direction dir, dma_addr_t *addr);
+void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
+			   dma_addr_t addr, u64 size, enum dma_data_direction dir);
+struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
+				     struct device *importer,
+				     unsigned long start, unsigned long end,
+				     dma_addr_t *dma_addrs, unsigned int flags);
+void vgem_p2p_vma_p2p_unmap(struct p2p_map *map);
+
+/* vgem_p2p_move.c */
+void vgem_p2p_invalidate(struct vgem_p2p_object *bo);
+int vgem_p2p_move_to_system(struct vgem_p2p_object *bo);
+int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
+			  enum vgem_p2p_alloc policy);
+void vgem_p2p_compact(struct vgem_p2p_device *vdev);
+int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
+		       struct vgem_p2p_object *self);
+void vgem_p2p_evict_all(struct vgem_p2p_device *vdev);
+int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file);
+
+/* vgem_p2p_devmem.c */
+int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
+			 resource_size_t bar_offset, resource_size_t size);
+void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
+int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
+			   struct drm_file *file);
+
+/* vgem_p2p_dmabuf.c */
+int vgem_p2p_gem_pin(struct drm_gem_object *obj);
+void vgem_p2p_gem_unpin(struct drm_gem_object *obj);
+struct sg_table *vgem_p2p_gem_get_sg_table(struct drm_gem_object *obj);
+
+/* vgem_p2p_debugfs.c */
+void vgem_p2p_debugfs_init(struct drm_minor *minor);
+
+/* vgem_p2p_fence.c */
+int vgem_p2p_fence_open(struct vgem_p2p_file *vfile);
+void vgem_p2p_fence_close(struct vgem_p2p_file *vfile);
+int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
+				struct drm_file *file);
+int vgem_p2p_fence_signal_ioctl(struct drm_device *dev, void *data,
+				struct drm_file *file);
+
+#endif /* _VGEM_P2P_DRV_H_ */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Export policy: what an importing device gets when it asks for a range
+ * of one of our vmas (vm_operations_struct.p2p_map). The exporter alone
+ * decides:
+ *
+ *  - p2p denied by the object (VGEM_P2P_CREATE_NO_P2P) or impossible in
+ *    this topology (device_test_p2p() false): the object moves to system
+ *    memory and the importer gets dma_map_page() addresses of its pages.
+ *    The importer cannot tell; only the counters can.
+ *  - the importer's DMA is translated by an IOMMU: the BAR range is mapped
+ *    for it with dma_map_resource(), and it gets IOVAs;
+ *  - otherwise it reaches the BAR directly: bus addresses.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_vma_manager.h>
+
+#include "vgem_p2p_drv.h"
+#include "vgem_p2p_trace.h"
+
+static bool vgem_p2p_importer_translated(struct device *importer)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(importer);
+
+	return domain && (domain->type & __IOMMU_DOMAIN_DMA_API);
+}
+
+/**
+ * vgem_p2p_export_kind - how @importer will reach memory of this device
+ * @vdev: the exporter
+ * @importer: the importing device
+ * @obj_flags: the object's VGEM_P2P_CREATE_* flags, 0 for device-private
+ *	pages
+ */
+enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
+					    struct device *importer,
+					    u32 obj_flags)
+{
+	if (obj_flags & VGEM_P2P_CREATE_NO_P2P)
+		return VGEM_P2P_MAP_SYSTEM;
+	if (!device_test_p2p(&vdev->pdev->dev, importer))
+		return VGEM_P2P_MAP_SYSTEM;
+	if (vgem_p2p_importer_translated(importer))
+		return VGEM_P2P_MAP_IOVA;
+	return VGEM_P2P_MAP_BUS;
+}
+
+/**
+ * vgem_p2p_export_bar - address of a BAR range for an importer
+ * @vdev: the exporter
+ * @importer: the importing device
+ * @kind: VGEM_P2P_MAP_BUS or VGEM_P2P_MAP_IOVA
+ * @bar_offset: offset of the range in the BAR
+ * @size: its size
+ * @dir: DMA direction
+ * @addr: out: the address of the range's start, for @importer
+ *
+ * Return: 0 or -EIO if the IOMMU mapping failed.
+ */
+int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
+			enum vgem_p2p_map_kind kind, u64 bar_offset, u64 size,
+			enum dma_data_direction dir, dma_addr_t *addr)
+{
+	if (kind == VGEM_P2P_MAP_BUS) {
+		*addr = vdev->bar_bus + bar_offset;
+		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_bus);
+		return 0;
+	}
+	*addr = dma_map_resource(importer, vdev->bar_phys + bar_offset, size,
+				 dir, 0);
+	if (dma_mapping_error(importer, *addr))
+		return -EIO;
+	atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_iova);
+	return 0;
+}
+
+/* Does not sleep: called from p2p_unmap */
+void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
+			   dma_addr_t addr, u64 size, enum dma_data_direction dir)
+{
+	if (kind == VGEM_P2P_MAP_IOVA)
+		dma_unmap_resource(importer, addr, size, dir, 0);
+}
+
+/* The fallback: the object is in system memory; map its pages */
+static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
+			       struct vgem_p2p_mapping *map,
+			       dma_addr_t *dma_addrs)
+{
+	unsigned long i;
+
+	for (i = 0; i < map->npages; i++) {
+		struct page *page = bo->pages[map->first + i];
+
+		map->dma[i] = dma_map_page(map->importer, page, 0, PAGE_SIZE,
+					   map->dir);
+		if (dma_mapping_error(map->importer, map->dma[i]))
+			goto err_unmap;
+		/* the importer may use it after a move freed ours */
+		get_page(page);
+		map->pages[i] = page;
+		dma_addrs[i] = map->dma[i];
+	}
+	return 0;
+
+err_unmap:
+	while (i--) {
+		dma_unmap_page(map->importer, map->dma[i], PAGE_SIZE, map->dir);
+		put_page(map->pages[i]);
+	}
+	return -EIO;
+}
+
+static void vgem_p2p_unmap_system(struct vgem_p2p_mapping *map)
+{
+	unsigned long i;
+
+	for (i = 0; i < map->npages; i++) {
+		dma_unmap_page(map->importer, map->dma[i], PAGE_SIZE, map->dir);
+		put_page(map->pages[i]);
+	}
+}
+
+/* Under the device lock: place the object as @kind needs, then map it */
+static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
+			       struct vgem_p2p_object *bo,
+			       struct vgem_p2p_mapping *map,
+			       dma_addr_t *dma_addrs)
+{
+	unsigned long i;
+	dma_addr_t addr;
+	int ret;
+
+	lockdep_assert_held(&vdev->lock);
+
+	if (map->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
+	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count) {
+		/* evicted, and p2p would work: come back, if there is room */
+		if (vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
+			map->kind = VGEM_P2P_MAP_SYSTEM;
+	}
+	if (!bo->in_vram)
+		map->kind = VGEM_P2P_MAP_SYSTEM;
+
+	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
+		ret = vgem_p2p_move_to_system(bo);
+		if (ret)
+			return ret;
+		ret = vgem_p2p_map_system(bo, map, dma_addrs);
+		if (ret)
+			return ret;
+		atomic64_inc(&vdev->stats.fallbacks);
+		atomic64_add(map->npages << PAGE_SHIFT,
+			     &vdev->stats.bytes_bounced);
+		atomic64_inc(&bo->fallback_maps_total);
+		return 0;
+	}
+
+	ret = vgem_p2p_export_bar(vdev, map->importer, map->kind,
+				  bo->node.start + (map->first << PAGE_SHIFT),
+				  map->npages << PAGE_SHIFT, map->dir, &addr);
+	if (ret)
+		return ret;
+	map->iova = addr;
+	for (i = 0; i < map->npages; i++)
+		dma_addrs[i] = addr + (i << PAGE_SHIFT);
+	return 0;
+}
+
+struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
+				     struct device *importer,
+				     unsigned long start, unsigned long end,
+				     dma_addr_t *dma_addrs, unsigned int flags)
+{
+	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	unsigned long npages = (end - start) >> PAGE_SHIFT;
+	struct vgem_p2p_mapping *map;
+	pgoff_t first;
+	int ret, idx;
+
+	first = vma->vm_pgoff - drm_vma_node_start(&bo->base.vma_node) +
+		((start - vma->vm_start) >> PAGE_SHIFT);
+	if (first + npages > vgem_p2p_npages(bo))
+		return ERR_PTR(-EINVAL);
+	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
+		return ERR_PTR(-EPERM);
+
+	map = kzalloc(struct_size(map, dma, npages), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	map->pages = kcalloc(npages, sizeof(*map->pages), GFP_KERNEL);
+	if (!map->pages) {
+		ret = -ENOMEM;
+		goto err_free_map;
+	}
+	map->base.owner = THIS_MODULE;
+	map->bo = bo;
+	map->importer = importer;
+	map->first = first;
+	map->npages = npages;
+	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
+
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		ret = -ENODEV;
+		goto err_free_pages;
+	}
+	mutex_lock(&vdev->lock);
+	ret = vgem_p2p_map_locked(vdev, bo, map, dma_addrs);
+	if (!ret) {
+		/* the mapping's reference on the object */
+		drm_gem_object_get(&bo->base);
+		spin_lock(&bo->maps_lock);
+		list_add_tail(&map->link, &bo->maps);
+		bo->nr_maps++;
+		if (map->kind == VGEM_P2P_MAP_SYSTEM)
+			bo->nr_fallback_maps++;
+		spin_unlock(&bo->maps_lock);
+		atomic64_inc(&bo->p2p_maps_total);
+		atomic64_inc(&vdev->stats.p2p_maps);
+		trace_vgem_p2p_map(bo, map);
+	}
+	mutex_unlock(&vdev->lock);
+	drm_dev_exit(idx);
+	if (ret)
+		goto err_free_pages;
+	return &map->base;
+
+err_free_pages:
+	kfree(map->pages);
+err_free_map:
+	kfree(map);
+	return ERR_PTR(ret);
+}
+
+/* Must not sleep: called from importers' mmu notifier callbacks */
+void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
+{
+	struct vgem_p2p_mapping *map =
+		container_of(base, struct vgem_p2p_mapping, base);
+	struct vgem_p2p_object *bo = map->bo;
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	spin_lock(&bo->maps_lock);
+	list_del(&map->link);
+	bo->nr_maps--;
+	if (map->kind == VGEM_P2P_MAP_SYSTEM)
+		bo->nr_fallback_maps--;
+	spin_unlock(&bo->maps_lock);
+
+	if (map->kind == VGEM_P2P_MAP_SYSTEM)
+		vgem_p2p_unmap_system(map);
+	else
+		vgem_p2p_unexport_bar(map->importer, map->kind, map->iova,
+				      map->npages << PAGE_SHIFT, map->dir);
+	atomic64_inc(&vdev->stats.p2p_unmaps);
+	trace_vgem_p2p_unmap(bo, map);
+
+	kfree(map->pages);
+	kfree(map);
+	/* may be the last reference: the object frees itself in a worker */
+	drm_gem_object_put(&bo->base);
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GEM objects: creation in VRAM or system memory, dumb buffers, and
+ * destruction.
+ *
+ * The last reference to an object may be dropped by p2p_unmap(), which
+ * runs in an importer's mmu notifier callback and must not sleep; so the
+ * object's free callback only queues the real work.
+ */
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+
+#include "vgem_p2p_drv.h"
+
+/* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
+static struct workqueue_struct *vgem_p2p_free_wq;
+
+struct page **vgem_p2p_pages_alloc(unsigned long npages)
+{
+	struct page **pages;
+	unsigned long i;
+
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < npages; i++) {
+		pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!pages[i])
+			goto err_free_pages;
+	}
+	return pages;
+
+err_free_pages:
+	vgem_p2p_pages_free(pages, i);
+	return NULL;
+}
+
+/* Pages an importer still maps keep their own reference (see export.c) */
+void vgem_p2p_pages_free(struct page **pages, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		put_page(pages[i]);
+	kvfree(pages);
+}
+
+static void vgem_p2p_free_work(struct work_struct *work)
+{
+	struct vgem_p2p_object *bo =
+		container_of(work, struct vgem_p2p_object, free_work);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	WARN_ON(bo->nr_maps);
+
+	mutex_lock(&vdev->lock);
+	list_del(&bo->link);
+	if (bo->in_vram) {
+		vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
+		vgem_p2p_vram_free(vdev, &bo->node);
+	} else if (bo->pages) {	/* NULL if reclaimed while dying */
+		vgem_p2p_pages_free(bo->pages, vgem_p2p_npages(bo));
+	}
+	mutex_unlock(&vdev->lock);
+
+	drm_gem_object_release(&bo->base);
+	kfree(bo);
+	/* the object's reference on the device, taken at creation */
+	drm_dev_put(&vdev->drm);
+}
+
+/* May be called in atomic context, from p2p_unmap */
+static void vgem_p2p_gem_free(struct drm_gem_object *obj)
+{
+	struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
+
+	queue_work(vgem_p2p_free_wq, &bo->free_work);
+}
+
+static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
+	.free = vgem_p2p_gem_free,
+	.mmap = vgem_p2p_gem_mmap,
+	.vm_ops = &vgem_p2p_vm_ops,
+	.pin = vgem_p2p_gem_pin,
+	.unpin = vgem_p2p_gem_unpin,
+	.get_sg_table = vgem_p2p_gem_get_sg_table,
+};
+
+/**
+ * vgem_p2p_object_create - create a zeroed object
+ * @vdev: the device
+ * @size: size in bytes, non-zero
+ * @flags: VGEM_P2P_CREATE_* flags, already checked
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
+					       u64 size, u32 flags)
+{
+	struct vgem_p2p_object *bo;
+	int ret;
+
+	if (!size || size > U64_MAX - PAGE_SIZE)
+		return ERR_PTR(-EINVAL);
+	size = PAGE_ALIGN(size);
+	if (size >> PAGE_SHIFT > ULONG_MAX / sizeof(struct page *) ||
+	    size > totalram_pages() << PAGE_SHIFT)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size)
+		return ERR_PTR(-ENOSPC);
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->flags = flags;
+	bo->base.funcs = &vgem_p2p_gem_funcs;
+	spin_lock_init(&bo->maps_lock);
+	INIT_LIST_HEAD(&bo->maps);
+	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
+
+	drm_gem_private_object_init(&vdev->drm, &bo->base, size);
+	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret)
+		goto err_release;
+
+	mutex_lock(&vdev->lock);
+	if (flags & VGEM_P2P_CREATE_SYSTEM) {
+		bo->pages = vgem_p2p_pages_alloc(size >> PAGE_SHIFT);
+		ret = bo->pages ? 0 : -ENOMEM;
+	} else {
+		ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
+					  VGEM_P2P_ALLOC_EVICT, NULL);
+		if (!ret) {
+			bo->in_vram = true;
+			memset_io(vdev->bar + bo->node.start, 0, size);
+		}
+	}
+	if (!ret)
+		list_add_tail(&bo->link, &vdev->objects);
+	mutex_unlock(&vdev->lock);
+	if (ret)
+		goto err_release;
+
+	drm_dev_get(&vdev->drm);
+	return bo;
+
+err_release:
+	drm_gem_object_release(&bo->base);
+	kfree(bo);
+	return ERR_PTR(ret);
+}
+
+static int vgem_p2p_create_handle(struct drm_file *file,
+				  struct vgem_p2p_device *vdev, u64 size,
+				  u32 flags, u32 *handle)
+{
+	struct vgem_p2p_object *bo;
+	int ret;
+
+	bo = vgem_p2p_object_create(vdev, size, flags);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->base, handle);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
+			 struct drm_mode_create_dumb *args)
+{
+	u64 pitch, size;
+
+	if (!args->width || !args->height || !args->bpp)
+		return -EINVAL;
+	pitch = (u64)args->width * DIV_ROUND_UP(args->bpp, 8);
+	if (check_mul_overflow(pitch, (u64)args->height, &size) ||
+	    pitch > U32_MAX || size > U64_MAX - PAGE_SIZE)
+		return -EINVAL;
+	args->pitch = pitch;
+	args->size = PAGE_ALIGN(size);
+
+	/* vgem's dumb buffers, in VRAM like any framebuffer */
+	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size, 0,
+				      &args->handle);
+}
+
+int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_vgem_p2p_create *args = data;
+
+	if (args->flags & ~VGEM_P2P_CREATE_FLAGS)
+		return -EINVAL;
+	if (!args->size || args->size > U64_MAX - PAGE_SIZE)
+		return -EINVAL;
+	args->size = PAGE_ALIGN(args->size);
+	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size,
+				      args->flags, &args->handle);
+}
+
+int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
+	struct drm_vgem_p2p_obj_info *args = data;
+	struct drm_gem_object *obj;
+	struct vgem_p2p_object *bo;
+
+	if (args->pad)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_vgem_p2p_obj(obj);
+
+	mutex_lock(&vdev->lock);
+	args->size = obj->size;
+	args->flags = bo->flags;
+	args->placement = bo->in_vram ? VGEM_P2P_PLACEMENT_VRAM :
+					VGEM_P2P_PLACEMENT_SYSTEM;
+	args->vram_offset = bo->in_vram ? bo->node.start : ~0ull;
+	args->moves = bo->moves;
+	mutex_unlock(&vdev->lock);
+
+	spin_lock(&bo->maps_lock);
+	args->mappings = bo->nr_maps;
+	spin_unlock(&bo->maps_lock);
+	args->pad2 = 0;
+	args->p2p_maps = atomic64_read(&bo->p2p_maps_total);
+	args->fallback_maps = atomic64_read(&bo->fallback_maps_total);
+
+	drm_gem_object_put(obj);
+	return 0;
+}
+
+void vgem_p2p_free_wq_flush(void)
+{
+	flush_workqueue(vgem_p2p_free_wq);
+}
+
+int vgem_p2p_free_wq_init(void)
+{
+	vgem_p2p_free_wq = alloc_workqueue("vgem_p2p_free", 0, 0);
+	return vgem_p2p_free_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Module exit: an importer's last p2p_unmap drops its module reference
+ * right after queueing a free; flush before the code goes away.
+ */
+void vgem_p2p_free_wq_fini(void)
+{
+	destroy_workqueue(vgem_p2p_free_wq);
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU mappings. An object's mmap is a VM_IO | VM_PFNMAP vma: nothing in
+ * it is a page the core may pin or migrate, and only this driver knows
+ * what backs it. Faults insert the BAR pfn (write-combined) of VRAM
+ * objects, or the pfn of the system page of evicted ones; moves zap the
+ * ptes (see vgem_p2p_move.c). The same vm_ops offer p2p_map/p2p_unmap to
+ * importing devices (vgem_p2p_export.c).
+ */
+#include <linux/mm.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_vma_manager.h>
+
+#include "vgem_p2p_drv.h"
+
+int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	/* pfn maps cannot be copied on write */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	return 0;
+}
+
+static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	pgoff_t pgoff = vmf->pgoff - drm_vma_node_start(&bo->base.vma_node);
+	vm_fault_t ret;
+	int idx;
+
+	/* Memory "not even mapped to the CPU": p2p only */
+	if (bo->flags & VGEM_P2P_CREATE_DEVICE_ONLY)
+		return VM_FAULT_SIGBUS;
+	if (pgoff >= vgem_p2p_npages(bo))
+		return VM_FAULT_SIGBUS;
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return VM_FAULT_SIGBUS;
+
+	mutex_lock(&vdev->lock);
+	/*
+	 * An evicted VRAM object comes back on use, if that costs no one
+	 * else their place; not while importers use it through the
+	 * fallback, which would only push it out again.
+	 */
+	if (!bo->in_vram && !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
+	    !READ_ONCE(bo->nr_fallback_maps) && !bo->pin_count)
+		vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT);
+
+	if (bo->in_vram) {
+		unsigned long pfn = PHYS_PFN(vdev->bar_phys + bo->node.start) +
+				    pgoff;
+
+		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn,
+					  pgprot_writecombine(vma->vm_page_prot));
+	} else {
+		ret = vmf_insert_pfn(vma, vmf->address,
+				     page_to_pfn(bo->pages[pgoff]));
+	}
+	mutex_unlock(&vdev->lock);
+
+	drm_dev_exit(idx);
+	return ret;
+}
+
+const struct vm_operations_struct vgem_p2p_vm_ops = {
+	.fault = vgem_p2p_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+	.p2p_map = vgem_p2p_vma_p2p_map,
+	.p2p_unmap = vgem_p2p_vma_p2p_unmap,
+};

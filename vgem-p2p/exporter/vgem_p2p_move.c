@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Moving objects: forced moves (DRM_IOCTL_VGEM_P2P_MOVE), compaction of
+ * fragmented VRAM, eviction to system memory and the way back.
+ *
+ * Every move follows the same steps, under the device lock:
+ *  1. invalidate: zap the object's range in every CPU mapping of the
+ *     device file. That fires the mmu notifiers of every process mapping
+ *     it, and importers release their p2p mappings (p2p_unmap) from their
+ *     callbacks, before unmap_mapping_range() returns. CPU faults and new
+ *     p2p_map calls wait for the device lock, so after this step nobody
+ *     can reach the old location;
+ *  2. copy the contents to the new location;
+ *  3. switch the placement;
+ *  4. poison the old VRAM location.
+ */
+#include <linux/highmem.h>
+#include <linux/io.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_vma_manager.h>
+
+#include "vgem_p2p_drv.h"
+#include "vgem_p2p_trace.h"
+
+void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	lockdep_assert_held(&vdev->lock);
+
+	drm_vma_node_unmap(&bo->base.vma_node, vdev->drm.anon_inode->i_mapping);
+	atomic64_inc(&vdev->stats.invalidations);
+	trace_vgem_p2p_invalidate(bo, READ_ONCE(bo->nr_maps));
+}
+
+static void vgem_p2p_moved(struct vgem_p2p_object *bo, u64 bytes)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	bo->moves++;
+	atomic64_inc(&vdev->stats.moves);
+	atomic64_add(bytes, &vdev->stats.bytes_copied);
+}
+
+/* Copy VRAM to VRAM through a bounce page; forward, so dst <= src is safe */
+static int vgem_p2p_copy_vram(struct vgem_p2p_device *vdev, u64 dst, u64 src,
+			      u64 size)
+{
+	void *bounce;
+	u64 done;
+
+	if (dst == src)
+		return 0;
+	if (WARN_ON(dst > src && dst < src + size))
+		return -EINVAL;
+	bounce = (void *)__get_free_page(GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	for (done = 0; done < size; done += PAGE_SIZE) {
+		memcpy_fromio(bounce, vdev->bar + src + done, PAGE_SIZE);
+		memcpy_toio(vdev->bar + dst + done, bounce, PAGE_SIZE);
+	}
+	free_page((unsigned long)bounce);
+	return 0;
+}
+
+/**
+ * vgem_p2p_move_to_system - evict an object from VRAM
+ * @bo: the object
+ *
+ * Return: 0 (also when already in system memory) or -ENOMEM.
+ */
+int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	unsigned long i, npages = vgem_p2p_npages(bo);
+	struct page **pages;
+	u64 offset;
+
+	lockdep_assert_held(&vdev->lock);
+
+	if (!bo->in_vram)
+		return 0;
+
+	pages = vgem_p2p_pages_alloc(npages);
+	if (!pages)
+		return -ENOMEM;
+
+	vgem_p2p_invalidate(bo);
+	offset = bo->node.start;
+	for (i = 0; i < npages; i++) {
+		void *dst = kmap_local_page(pages[i]);
+
+		memcpy_fromio(dst, vdev->bar + offset + i * PAGE_SIZE, PAGE_SIZE);
+		kunmap_local(dst);
+	}
+	bo->pages = pages;
+	bo->in_vram = false;
+	vgem_p2p_vram_free(vdev, &bo->node);
+	vgem_p2p_vram_poison(vdev, offset, bo->base.size);
+
+	vgem_p2p_moved(bo, bo->base.size);
+	atomic64_inc(&vdev->stats.evictions);
+	trace_vgem_p2p_evict(bo, offset);
+	return 0;
+}
+
+/* From system memory into an allocated @node */
+static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
+			       struct drm_mm_node *node)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	unsigned long i, npages = vgem_p2p_npages(bo);
+
+	for (i = 0; i < npages; i++) {
+		void *src = kmap_local_page(bo->pages[i]);
+
+		memcpy_toio(vdev->bar + node->start + i * PAGE_SIZE, src,
+			    PAGE_SIZE);
+		kunmap_local(src);
+	}
+	vgem_p2p_pages_free(bo->pages, npages);
+	bo->pages = NULL;
+}
+
+/**
+ * vgem_p2p_move_to_vram - move an object into VRAM, or within it
+ * @bo: the object
+ * @offset: VRAM offset to move to, or -1 for anywhere else
+ * @policy: whether other objects may be compacted/evicted to make room
+ *
+ * Return: 0; -ENOSPC without room; -EBUSY if @offset is taken; -EINVAL if
+ * pinned for a dma-buf.
+ */
+int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
+			  enum vgem_p2p_alloc policy)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct drm_mm_node node = {};
+	u64 old = 0;
+	int ret;
+
+	lockdep_assert_held(&vdev->lock);
+
+	if (bo->pin_count)
+		return -EINVAL;
+
+	if (offset >= 0) {
+		node.start = offset;
+		node.size = bo->base.size;
+		ret = drm_mm_reserve_node(&vdev->mm, &node);
+		if (ret)
+			return ret == -ENOSPC ? -EBUSY : ret;
+		vdev->vram_used += node.size;
+	} else {
+		ret = vgem_p2p_vram_alloc(vdev, &node, bo->base.size, policy, bo);
+		if (ret)
+			return ret;
+	}
+
+	/* Compaction may have moved us: read the old place only now */
+	vgem_p2p_invalidate(bo);
+	if (bo->in_vram) {
+		old = bo->node.start;
+		ret = vgem_p2p_copy_vram(vdev, node.start, old, bo->base.size);
+		if (ret) {
+			vgem_p2p_vram_free(vdev, &node);
+			return ret;
+		}
+		vgem_p2p_vram_free(vdev, &bo->node);
+	} else {
+		vgem_p2p_fill_vram(bo, &node);
+	}
+	drm_mm_replace_node(&node, &bo->node);
+	if (bo->in_vram)
+		vgem_p2p_vram_poison(vdev, old, bo->base.size);
+	trace_vgem_p2p_move(bo, bo->in_vram ? old : ~0ull, bo->node.start);
+	bo->in_vram = true;
+	vgem_p2p_moved(bo, bo->base.size);
+	return 0;
+}
+
+/**
+ * vgem_p2p_compact - slide every movable VRAM object as low as it goes
+ * @vdev: the device
+ *
+ * Walks the objects in address order. Each is taken out of the allocator
+ * and put back at the lowest hole that fits it, which is never above its
+ * old place: so the copy runs forward, and overlap is harmless.
+ */
+void vgem_p2p_compact(struct vgem_p2p_device *vdev)
+{
+	struct drm_mm_node *node, *next;
+
+	lockdep_assert_held(&vdev->lock);
+
+	atomic64_inc(&vdev->stats.compactions);
+	drm_mm_for_each_node_safe(node, next, &vdev->mm) {
+		struct vgem_p2p_object *bo =
+			container_of(node, struct vgem_p2p_object, node);
+		u64 old = node->start, size = node->size;
+		u64 new;
+		int ret;
+
+		if (bo->pin_count)
+			continue;
+
+		vgem_p2p_invalidate(bo);
+		drm_mm_remove_node(node);
+		ret = drm_mm_insert_node_in_range(&vdev->mm, node, size,
+						  PAGE_SIZE, 0, 0, old + size,
+						  DRM_MM_INSERT_LOW);
+		/* Its own place is free, so this cannot fail */
+		if (WARN_ON(ret)) {
+			node->start = old;
+			node->size = size;
+			drm_mm_reserve_node(&vdev->mm, node);
+			continue;
+		}
+		new = node->start;
+		if (new == old)
+			continue;
+		if (vgem_p2p_copy_vram(vdev, new, old, size)) {
+			/* out of memory for the bounce page: put it back */
+			drm_mm_remove_node(node);
+			node->start = old;
+			node->size = size;
+			drm_mm_reserve_node(&vdev->mm, node);
+			continue;
+		}
+		if (new + size <= old)
+			vgem_p2p_vram_poison(vdev, old, size);
+		else
+			vgem_p2p_vram_poison(vdev, new + size, old - new);
+		vgem_p2p_moved(bo, size);
+		trace_vgem_p2p_move(bo, old, new);
+	}
+}
+
+/**
+ * vgem_p2p_evict_one - evict the oldest object in VRAM other than @self
+ * @vdev: the device
+ * @self: an object not to evict, or NULL
+ *
+ * Return: 0 if one was evicted, -ENOSPC if none could be.
+ */
+int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
+		       struct vgem_p2p_object *self)
+{
+	struct vgem_p2p_object *bo;
+
+	lockdep_assert_held(&vdev->lock);
+
+	list_for_each_entry(bo, &vdev->objects, link) {
+		if (bo == self || !bo->in_vram || bo->pin_count)
+			continue;
+		/*
+		 * Dying: its free is queued behind our lock. Nobody can map
+		 * it any more, so just take the VRAM back; no copy.
+		 */
+		if (!kref_read(&bo->base.refcount)) {
+			vgem_p2p_vram_poison(vdev, bo->node.start,
+					     bo->base.size);
+			vgem_p2p_vram_free(vdev, &bo->node);
+			bo->in_vram = false;
+			return 0;
+		}
+		if (vgem_p2p_move_to_system(bo))
+			continue;
+		/* evicted: to the end of the line */
+		list_move_tail(&bo->link, &vdev->objects);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+/* Device going away: keep the data of objects that outlive it */
+void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
+{
+	struct vgem_p2p_object *bo;
+
+	mutex_lock(&vdev->lock);
+	list_for_each_entry(bo, &vdev->objects, link)
+		if (vgem_p2p_move_to_system(bo))
+			vgem_p2p_invalidate(bo);
+	mutex_unlock(&vdev->lock);
+}
+
+int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
+	struct drm_vgem_p2p_move *args = data;
+	struct drm_gem_object *obj;
+	struct vgem_p2p_object *bo;
+	int ret, idx;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	switch (args->target) {
+	case VGEM_P2P_MOVE_VRAM_AT:
+		if (!PAGE_ALIGNED(args->offset) ||
+		    args->offset >= vdev->vram_size)
+			return -EINVAL;
+		break;
+	case VGEM_P2P_MOVE_VRAM:
+	case VGEM_P2P_MOVE_SYSTEM:
+		if (args->offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_vgem_p2p_obj(obj);
+	if (args->target == VGEM_P2P_MOVE_VRAM_AT &&
+	    args->offset + obj->size > vdev->vram_size) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (!drm_dev_enter(dev, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+
+	mutex_lock(&vdev->lock);
+	switch (args->target) {
+	case VGEM_P2P_MOVE_SYSTEM:
+		ret = vgem_p2p_move_to_system(bo);
+		break;
+	case VGEM_P2P_MOVE_VRAM:
+		ret = vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_EVICT);
+		break;
+	default:
+		ret = vgem_p2p_move_to_vram(bo, args->offset,
+					    VGEM_P2P_ALLOC_EVICT);
+		break;
+	}
+	args->offset = bo->in_vram ? bo->node.start : ~0ull;
+	mutex_unlock(&vdev->lock);
+
+	drm_dev_exit(idx);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * edu_nic: a simulated NIC on QEMU's edu device. Internal definitions.
+ *
+ * Lock order, outermost first:
+ *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic_mr.lock >
+ *   edu_nic.dma_lock
+ * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
+ * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
+ * ioremap, copy_*_user) while holding it or anything inside it.
+ */
+#ifndef _EDU_NIC_H
+#define _EDU_NIC_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/dma-mapping.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/xarray.h>
+
+#include <uapi/linux/edu_nic.h>
+
+/* The edu device's registers, in BAR0 */
+#define EDU_REG_ID		0x00	/* 0xRRrr00ed: major, minor, 0xed */
+#define EDU_REG_ALIVE		0x04	/* reads back the complement */
+#define EDU_REG_IRQ_STATUS	0x24
+#define EDU_REG_IRQ_ACK		0x64
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_DMA_CMD		0x98
+#define   EDU_DMA_CMD_RUN	BIT(0)	/* start; reads 1 while busy */
+#define   EDU_DMA_CMD_TO_PCI	BIT(1)	/* edu buffer -> bus; else bus -> buffer */
+#define   EDU_DMA_CMD_IRQ	BIT(2)	/* raise EDU_IRQ_DMA when done */
+#define EDU_IRQ_DMA		0x100
+
+/* The device's DMA buffer, as the engine addresses it */
+#define EDU_BUF_ADDR		0x40000
+#define EDU_BUF_SIZE		4096
+/*
+ * The largest transfer per command. QEMU before 8.0 checks the buffer end
+ * exclusively (a transfer may not touch the last byte) and aborts the
+ * whole VM with hw_error() when a command breaks the rule, so stay well
+ * inside: half the buffer, two commands per page.
+ */
+#define EDU_XFER_MAX		2048
+
+/*
+ * struct edu_nic_dev_counters - a device's counters, the kernel side of
+ * struct edu_nic_stats. Atomics, since every registration adds to them;
+ * a registration's own counters are a struct edu_nic_stats under its lock.
+ */
+struct edu_nic_dev_counters {
+	atomic64_t pages_p2p;
+	atomic64_t pages_system;
+	atomic64_t cur_pages_p2p;
+	atomic64_t cur_pages_system;
+	atomic64_t faults;
+	atomic64_t fault_retries;
+	atomic64_t invalidations;
+	atomic64_t remaps;
+	atomic64_t p2p_maps;
+	atomic64_t device_dma_bytes;
+	atomic64_t device_dma_cmds;
+	atomic64_t bulk_bytes;
+	atomic64_t errors;
+	atomic64_t nr_mrs;
+};
+
+/**
+ * struct edu_nic - one bound edu device
+ * @pdev: the PCI device.
+ * @regs: BAR0.
+ * @id: index in the device name, edu_nic<id>.
+ * @misc: the character device.
+ * @name: "edu_nic<id>".
+ * @kref: the device outlives its unbinding while files are open.
+ * @dma_lock: serializes the DMA engine: one command at a time.
+ * @dma_done: completed by the interrupt handler at the end of a command.
+ * @bounce: coherent page the engine copies the edu buffer to and from.
+ * @bounce_dma: its DMA address.
+ * @dead: set under @dma_lock (and @mr_list_lock) when the device unbinds:
+ *	no more commands, no more mirroring.
+ * @wedged: a command timed out; the engine is not used again.
+ * @mr_list_lock: protects @mr_list.
+ * @mr_list: every live registration on this device, for debugfs and unbind.
+ * @debugfs: the device's debugfs directory.
+ * @stats: device-wide counters.
+ */
+struct edu_nic {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	int id;
+	struct miscdevice misc;
+	char name[16];
+	struct kref kref;
+
+	struct mutex dma_lock;		/* the engine, @bounce, @dead */
+	struct completion dma_done;
+	void *bounce;
+	dma_addr_t bounce_dma;
+	bool dead;
+	bool wedged;
+
+	struct mutex mr_list_lock;	/* @mr_list */
+	struct list_head mr_list;
+
+	struct dentry *debugfs;
+	struct edu_nic_dev_counters stats;
+};
+
+/**
+ * struct edu_nic_file - one open file of an edu_nic device
+ * @nic: the device, referenced.
+ * @mm: the address space registrations name, mmgrab()ed at open.
+ * @mrs: registrations by key; the xarray's own lock protects it, and a
+ *	registration found in it is used under a reference (edu_nic_mr.kref).
+ * @next_key: cursor of xa_alloc_cyclic(), under the xarray's lock.
+ */
+struct edu_nic_file {
+	struct edu_nic *nic;
+	struct mm_struct *mm;
+	struct xarray mrs;
+	u32 next_key;
+};
+
+/**
+ * struct edu_nic_mr - a registered memory region and its mirror
+ * @nic: the device.
+ * @kref: held by the file's xarray and by every ioctl using the region.
+ * @key: the key user space names it by.
+ * @start: first address.
+ * @length: length in bytes, a multiple of PAGE_SIZE.
+ * @npages: @length in pages.
+ * @access: EDU_NIC_ACCESS_* bits.
+ * @notifier: the mmu interval notifier covering [@start, @start + @length).
+ * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock.
+ * @op_lock: serializes faulting and DMA on this region, so that only one
+ *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
+ *	taken by the notifier, so holding it may sleep and allocate.
+ * @lock: protects the mirror: @valid, @writable, @pfns, @dma_addrs,
+ *	@p2p_maps, @stats. Held across every DMA to the mirror's addresses,
+ *	so that the invalidate callback, which takes it, waits for in-flight
+ *	DMA before it tears the mirror down.
+ * @valid: the mirror is installed: @pfns and @dma_addrs may be used.
+ * @writable: ... and was faulted for writing.
+ * @ever_mapped: a mirror was installed before (the next one is a re-map).
+ * @pfns: hmm_range_fault() output, one entry per page.
+ * @dma_addrs: per page, the address the device uses: the exporter's for
+ *	HMM_PFN_P2P entries, our dma_map_page() result for the others.
+ * @p2p_maps: the p2p mappings the installed mirror holds (struct p2p_map).
+ * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
+ */
+struct edu_nic_mr {
+	struct edu_nic *nic;
+	struct kref kref;
+	u32 key;
+	unsigned long start;
+	unsigned long length;
+	unsigned long npages;
+	u32 access;
+	struct mmu_interval_notifier notifier;
+	struct list_head node;
+
+	struct mutex op_lock;		/* one fault or DMA at a time */
+
+	struct mutex lock;		/* the mirror; see above */
+	bool valid;
+	bool writable;
+	bool ever_mapped;
+	unsigned long *pfns;
+	dma_addr_t *dma_addrs;
+	struct list_head p2p_maps;
+	struct edu_nic_stats stats;
+};
+
+/* edu_nic_drv.c */
+void edu_nic_put(struct edu_nic *nic);
+
+/* edu_nic_dma.c */
+bool edu_nic_iommu_translated(struct edu_nic *nic);
+phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
+int edu_nic_dma_init(struct edu_nic *nic);
+void edu_nic_dma_fini(struct edu_nic *nic);
+void edu_nic_dma_kill(struct edu_nic *nic);
+int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
+			 size_t len, bool check_poison);
+int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
+		       size_t len);
+
+/* edu_nic_mr.c */
+struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
+				     const struct edu_nic_reg_mr *req);
+int edu_nic_mr_prefetch(struct edu_nic_mr *mr);
+void edu_nic_mr_put(struct edu_nic_mr *mr);
+int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req);
+void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out);
+void edu_nic_mr_kill_all(struct edu_nic *nic);
+
+/* edu_nic_ioctl.c */
+long edu_nic_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/* edu_nic_debugfs.c */
+void edu_nic_debugfs_init(struct edu_nic *nic);
+void edu_nic_debugfs_fini(struct edu_nic *nic);
+void edu_nic_debugfs_module_init(void);
+void edu_nic_debugfs_module_exit(void);
+void edu_nic_dev_stats(struct edu_nic *nic, struct edu_nic_stats *out);
+
+#endif /* _EDU_NIC_H */

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * edu_nic: debugfs. <debugfs>/edu_nic/<pci name>/stats has the device's
+ * counters, .../mrs one line per live registration with its counters.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "edu_nic.h"
+
+static struct dentry *edu_nic_debugfs_root;
+
+/**
+ * edu_nic_dev_stats - read a device's counters
+ * @nic: the device
+ * @out: filled in
+ */
+void edu_nic_dev_stats(struct edu_nic *nic, struct edu_nic_stats *out)
+{
+	struct edu_nic_dev_counters *c = &nic->stats;
+
+	out->pages_p2p = atomic64_read(&c->pages_p2p);
+	out->pages_system = atomic64_read(&c->pages_system);
+	out->cur_pages_p2p = atomic64_read(&c->cur_pages_p2p);
+	out->cur_pages_system = atomic64_read(&c->cur_pages_system);
+	out->faults = atomic64_read(&c->faults);
+	out->fault_retries = atomic64_read(&c->fault_retries);
+	out->invalidations = atomic64_read(&c->invalidations);
+	out->remaps = atomic64_read(&c->remaps);
+	out->p2p_maps = atomic64_read(&c->p2p_maps);
+	out->device_dma_bytes = atomic64_read(&c->device_dma_bytes);
+	out->device_dma_cmds = atomic64_read(&c->device_dma_cmds);
+	out->bulk_bytes = atomic64_read(&c->bulk_bytes);
+	out->errors = atomic64_read(&c->errors);
+	out->nr_mrs = atomic64_read(&c->nr_mrs);
+}
+
+static void edu_nic_show_stats(struct seq_file *m, const char *prefix,
+			       const struct edu_nic_stats *s)
+{
+	seq_printf(m, "%spages_p2p %llu\n", prefix, s->pages_p2p);
+	seq_printf(m, "%spages_system %llu\n", prefix, s->pages_system);
+	seq_printf(m, "%scur_pages_p2p %llu\n", prefix, s->cur_pages_p2p);
+	seq_printf(m, "%scur_pages_system %llu\n", prefix,
+		   s->cur_pages_system);
+	seq_printf(m, "%sfaults %llu\n", prefix, s->faults);
+	seq_printf(m, "%sfault_retries %llu\n", prefix, s->fault_retries);
+	seq_printf(m, "%sinvalidations %llu\n", prefix, s->invalidations);
+	seq_printf(m, "%sremaps %llu\n", prefix, s->remaps);
+	seq_printf(m, "%sp2p_maps %llu\n", prefix, s->p2p_maps);
+	seq_printf(m, "%sdevice_dma_bytes %llu\n", prefix,
+		   s->device_dma_bytes);
+	seq_printf(m, "%sdevice_dma_cmds %llu\n", prefix, s->device_dma_cmds);
+	/* Emulated: CPU copies, not device DMA. */
+	seq_printf(m, "%sbulk_bytes %llu\n", prefix, s->bulk_bytes);
+	seq_printf(m, "%serrors %llu\n", prefix, s->errors);
+}
+
+static int edu_nic_stats_show(struct seq_file *m, void *unused)
+{
+	struct edu_nic *nic = m->private;
+	struct edu_nic_stats s;
+
+	edu_nic_dev_stats(nic, &s);
+	seq_printf(m, "iommu %s\n",
+		   edu_nic_iommu_translated(nic) ? "translated" : "none");
+	edu_nic_show_stats(m, "", &s);
+	seq_printf(m, "nr_mrs %llu\n", s.nr_mrs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(edu_nic_stats);
+
+static int edu_nic_mrs_show(struct seq_file *m, void *unused)
+{
+	struct edu_nic *nic = m->private;
+	struct edu_nic_mr_stats st;
+	struct edu_nic_mr *mr;
+
+	mutex_lock(&nic->mr_list_lock);
+	list_for_each_entry(mr, &nic->mr_list, node) {
+		edu_nic_mr_snapshot(mr, &st);
+		seq_printf(m, "mr %u addr %#llx length %#llx access %s%s %s\n",
+			   mr->key, st.addr, st.length,
+			   st.access & EDU_NIC_ACCESS_READ ? "r" : "",
+			   st.access & EDU_NIC_ACCESS_WRITE ? "w" : "",
+			   !(st.state & EDU_NIC_MR_MIRRORED) ? "unmirrored" :
+			   st.state & EDU_NIC_MR_WRITABLE ? "mirrored-rw" :
+			   "mirrored-ro");
+		edu_nic_show_stats(m, "  ", &st.stats);
+	}
+	mutex_unlock(&nic->mr_list_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(edu_nic_mrs);
+
+/**
+ * edu_nic_debugfs_init - create a device's debugfs directory
+ * @nic: the device
+ */
+void edu_nic_debugfs_init(struct edu_nic *nic)
+{
+	nic->debugfs = debugfs_create_dir(pci_name(nic->pdev),
+					  edu_nic_debugfs_root);
+	debugfs_create_file("stats", 0400, nic->debugfs, nic,
+			    &edu_nic_stats_fops);
+	debugfs_create_file("mrs", 0400, nic->debugfs, nic,
+			    &edu_nic_mrs_fops);
+}
+
+/**
+ * edu_nic_debugfs_fini - remove it; waits for readers
+ * @nic: the device
+ */
+void edu_nic_debugfs_fini(struct edu_nic *nic)
+{
+	debugfs_remove_recursive(nic->debugfs);
+}
+
+/** edu_nic_debugfs_module_init - create <debugfs>/edu_nic */
+void edu_nic_debugfs_module_init(void)
+{
+	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+/** edu_nic_debugfs_module_exit - remove it */
+void edu_nic_debugfs_module_exit(void)
+{
+	debugfs_remove_recursive(edu_nic_debugfs_root);
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * edu_nic: the edu DMA engine. One command at a time, completion by
+ * interrupt. The engine only moves data between a bus address and its
+ * own 4 KiB buffer, which the CPU cannot reach through the BAR; so every
+ * transfer is two commands through a coherent bounce page: bus -> edu
+ * buffer -> bounce, or bounce -> edu buffer -> bus. A command moves at
+ * most EDU_XFER_MAX bytes, so a page takes two such pairs.
+ */
+#include <linux/interrupt.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iommu.h>
+#include <linux/random.h>
+#include <linux/string.h>
+
+#include "edu_nic.h"
+
+/*
+ * A command takes about 100 ms of the guest's virtual time; under TCG on
+ * a loaded host that can be much more in wall-clock time.
+ */
+#define EDU_DMA_TIMEOUT		(10 * HZ)
+
+static irqreturn_t edu_nic_irq(int irq, void *data)
+{
+	struct edu_nic *nic = data;
+	u32 status = ioread32(nic->regs + EDU_REG_IRQ_STATUS);
+
+	/* The line may be shared when MSI is not available. */
+	if (!status)
+		return IRQ_NONE;
+	iowrite32(status, nic->regs + EDU_REG_IRQ_ACK);
+	if (status & EDU_IRQ_DMA)
+		complete(&nic->dma_done);
+	return IRQ_HANDLED;
+}
+
+/* Run one command and wait for it. */
+static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
+			   u32 dir)
+{
+	unsigned long left;
+
+	lockdep_assert_held(&nic->dma_lock);
+
+	if (nic->dead)
+		return -ENODEV;
+	if (nic->wedged)
+		return -EIO;
+
+	reinit_completion(&nic->dma_done);
+	writeq(src, nic->regs + EDU_REG_DMA_SRC);
+	writeq(dst, nic->regs + EDU_REG_DMA_DST);
+	writeq(count, nic->regs + EDU_REG_DMA_COUNT);
+	writeq(EDU_DMA_CMD_RUN | EDU_DMA_CMD_IRQ | dir,
+	       nic->regs + EDU_REG_DMA_CMD);
+	atomic64_inc(&nic->stats.device_dma_cmds);
+
+	left = wait_for_completion_timeout(&nic->dma_done, EDU_DMA_TIMEOUT);
+	if (left)
+		return 0;
+
+	/* Lost interrupt, or a command still running? Ask the device. */
+	if (!(readq(nic->regs + EDU_REG_DMA_CMD) & EDU_DMA_CMD_RUN))
+		return 0;
+
+	/*
+	 * The engine cannot be aborted: it may still use the address after
+	 * we give up, so never hand it another one.
+	 */
+	nic->wedged = true;
+	dev_err(&nic->pdev->dev, "DMA command timed out, engine disabled\n");
+	return -EIO;
+}
+
+/* Did the read leave the edu buffer as the poison DMA filled it? */
+static bool edu_nic_still_poisoned(const void *buf, size_t len, u32 poison)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((const u8 *)buf)[i] != ((const u8 *)&poison)[i % 4])
+			return false;
+	return true;
+}
+
+/* One chunk, bus -> edu buffer -> bounce + @off. */
+static int edu_nic_dma_chunk_in(struct edu_nic *nic, dma_addr_t src,
+				size_t off, size_t len, bool check_poison)
+{
+	u32 poison = 0;
+	int ret;
+
+	lockdep_assert_held(&nic->dma_lock);
+
+	if (check_poison) {
+		/* A pattern nobody can predict, so no real data matches it. */
+		do {
+			poison = get_random_u32();
+		} while (!poison || poison == ~0u);
+		memset32(nic->bounce + off, poison, DIV_ROUND_UP(len, 4));
+		ret = edu_nic_dma_cmd(nic, nic->bounce_dma + off, EDU_BUF_ADDR,
+				      len, 0);
+		if (ret)
+			return ret;
+		memset(nic->bounce + off, 0, len);
+	}
+	ret = edu_nic_dma_cmd(nic, src, EDU_BUF_ADDR, len, 0);
+	if (ret)
+		return ret;
+	ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, nic->bounce_dma + off, len,
+			      EDU_DMA_CMD_TO_PCI);
+	if (ret)
+		return ret;
+	if (check_poison && edu_nic_still_poisoned(nic->bounce + off, len,
+						   poison))
+		return -EIO;
+	return 0;
+}
+
+/**
+ * edu_nic_dma_from_bus - read from a bus address with the edu engine
+ * @nic: the device
+ * @src: bus address as the device sees it (an IOVA behind an IOMMU)
+ * @buf: kernel buffer receiving @len bytes
+ * @len: 1 to EDU_BUF_SIZE bytes
+ * @check_poison: before each command, fill the edu buffer with a random
+ *	pattern by DMA, and fail with -EIO if the read left it there: the
+ *	device read nothing.
+ *
+ * Context: process context, may sleep. Callers hold the lock that keeps
+ * @src valid (the region's lock) across the call.
+ * Return: 0 or a negative errno.
+ */
+int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
+			 size_t len, bool check_poison)
+{
+	size_t off, n;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!len || len > EDU_BUF_SIZE))
+		return -EINVAL;
+
+	mutex_lock(&nic->dma_lock);
+	for (off = 0; off < len; off += n) {
+		n = min_t(size_t, len - off, EDU_XFER_MAX);
+		ret = edu_nic_dma_chunk_in(nic, src + off, off, n,
+					   check_poison);
+		if (ret)
+			break;
+	}
+	if (!ret) {
+		memcpy(buf, nic->bounce, len);
+		atomic64_add(len, &nic->stats.device_dma_bytes);
+	}
+	mutex_unlock(&nic->dma_lock);
+	return ret;
+}
+
+/**
+ * edu_nic_dma_to_bus - write to a bus address with the edu engine
+ * @nic: the device
+ * @dst: bus address as the device sees it
+ * @buf: @len bytes to write
+ * @len: 1 to EDU_BUF_SIZE bytes
+ *
+ * Context: as edu_nic_dma_from_bus().
+ * Return: 0 or a negative errno.
+ */
+int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
+		       size_t len)
+{
+	size_t off, n;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!len || len > EDU_BUF_SIZE))
+		return -EINVAL;
+
+	mutex_lock(&nic->dma_lock);
+	memcpy(nic->bounce, buf, len);
+	for (off = 0; off < len; off += n) {
+		n = min_t(size_t, len - off, EDU_XFER_MAX);
+		ret = edu_nic_dma_cmd(nic, nic->bounce_dma + off, EDU_BUF_ADDR,
+				      n, 0);
+		if (ret)
+			break;
+		ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, dst + off, n,
+				      EDU_DMA_CMD_TO_PCI);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		atomic64_add(len, &nic->stats.device_dma_bytes);
+	mutex_unlock(&nic->dma_lock);
+	return ret;
+}
+
+/**
+ * edu_nic_dma_init - set up the engine: bounce page and interrupt
+ * @nic: the device, BAR0 mapped, bus mastering enabled
+ *
+ * Return: 0 or a negative errno.
+ */
+int edu_nic_dma_init(struct edu_nic *nic)
+{
+	struct pci_dev *pdev = nic->pdev;
+	int ret;
+
+	mutex_init(&nic->dma_lock);
+	init_completion(&nic->dma_done);
+
+	nic->bounce = dma_alloc_coherent(&pdev->dev, EDU_BUF_SIZE,
+					 &nic->bounce_dma, GFP_KERNEL);
+	if (!nic->bounce)
+		return -ENOMEM;
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_ALL_TYPES);
+	if (ret < 0)
+		goto err_free_bounce;
+
+	/* Nothing pending from a previous owner of the device. */
+	iowrite32(ioread32(nic->regs + EDU_REG_IRQ_STATUS),
+		  nic->regs + EDU_REG_IRQ_ACK);
+
+	ret = request_irq(pci_irq_vector(pdev, 0), edu_nic_irq, IRQF_SHARED,
+			  nic->name, nic);
+	if (ret)
+		goto err_free_vectors;
+	return 0;
+
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+err_free_bounce:
+	dma_free_coherent(&pdev->dev, EDU_BUF_SIZE, nic->bounce,
+			  nic->bounce_dma);
+	return ret;
+}
+
+/**
+ * edu_nic_dma_kill - stop issuing commands; waits for the one running
+ * @nic: the device, being unbound
+ */
+void edu_nic_dma_kill(struct edu_nic *nic)
+{
+	mutex_lock(&nic->dma_lock);
+	nic->dead = true;
+	mutex_unlock(&nic->dma_lock);
+}
+
+/**
+ * edu_nic_dma_fini - undo edu_nic_dma_init(), after edu_nic_dma_kill()
+ * @nic: the device
+ */
+void edu_nic_dma_fini(struct edu_nic *nic)
+{
+	struct pci_dev *pdev = nic->pdev;
+
+	free_irq(pci_irq_vector(pdev, 0), nic);
+	pci_free_irq_vectors(pdev);
+	dma_free_coherent(&pdev->dev, EDU_BUF_SIZE, nic->bounce,
+			  nic->bounce_dma);
+}
+
+/**
+ * edu_nic_iommu_translated - is the device's DMA translated by an IOMMU?
+ * @nic: the device
+ */
+bool edu_nic_iommu_translated(struct edu_nic *nic)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
+
+	return dom && (dom->type & __IOMMU_DOMAIN_PAGING);
+}
+
+/**
+ * edu_nic_bus_to_phys - the physical address a DMA of the device reaches
+ * @nic: the device
+ * @addr: a bus address as the device uses it
+ *
+ * Resolves @addr the way the device's DMA is resolved: through the IOMMU
+ * domain when one translates it, else as is (no bus offset on the
+ * platforms we run on). Used by the emulated, bulk mode.
+ *
+ * Return: the physical address, or 0 if the IOMMU has no translation
+ * (the device's DMA would fault).
+ */
+phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
+
+	if (dom && (dom->type & __IOMMU_DOMAIN_PAGING))
+		return iommu_iova_to_phys(dom, addr);
+	return addr;
+}

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * edu_nic: memory registrations and their mirrors.
+ *
+ * A registration names a range of the owner's address space. It is
+ * mirrored the way lib/test_hmm.c and the RDMA on-demand-paging drivers
+ * do it: an mmu_interval_notifier covers the range; hmm_range_fault()
+ * inside an mmu_interval_read_begin()/mmu_interval_read_retry() section
+ * resolves it, with this device named as the p2p importer, so that
+ * exporters (vgem-p2p VRAM vmas, other drivers' device-private pages)
+ * hand back their own DMA addresses and struct p2p_map mappings.
+ * Ordinary pages are DMA-mapped here.
+ *
+ * The mirror is all or nothing: one fault maps the whole region, and any
+ * invalidation that touches it tears all of it down, after waiting for
+ * the DMA in flight (which runs under edu_nic_mr.lock). The next DMA
+ * faults it again.
+ */
+#include <linux/highmem.h>
+#include <linux/hmm.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/p2p_map.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "edu_nic.h"
+
+/* Add to a counter of the region and of its device. */
+#define edu_nic_mr_count(mr, field, n) do {				\
+	struct edu_nic_mr *__mr = (mr);					\
+	u64 __n = (n);							\
+									\
+	lockdep_assert_held(&__mr->lock);				\
+	__mr->stats.field += __n;					\
+	atomic64_add(__n, &__mr->nic->stats.field);			\
+} while (0)
+
+/*
+ * The CPU keeps using the pages while they are mapped (they are the
+ * process's memory), so syncing at map and unmap time means nothing: each
+ * DMA syncs its page instead. This also tells DMA-API debugging that
+ * several writable mappings of one page (two registrations over the same
+ * memory) are intended.
+ */
+#define EDU_NIC_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
+
+static enum dma_data_direction edu_nic_mr_dir(bool writable)
+{
+	return writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+}
+
+/*
+ * Tear the mirror down: our own DMA mappings, then the exporters' p2p
+ * mappings. Callers have made sure no DMA uses them: DMA runs under
+ * mr->lock, which we hold.
+ */
+static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
+{
+	struct device *dev = &mr->nic->pdev->dev;
+	enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
+	unsigned long i;
+
+	lockdep_assert_held(&mr->lock);
+
+	if (!mr->valid)
+		return;
+
+	for (i = 0; i < mr->npages; i++)
+		if (!(mr->pfns[i] & HMM_PFN_P2P))
+			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
+					     dir, EDU_NIC_MAP_ATTRS);
+	/* Never sleeps, as p2p_unmap()'s contract promises. */
+	p2p_unmap_list(&mr->p2p_maps);
+
+	edu_nic_mr_count(mr, cur_pages_p2p, -mr->stats.cur_pages_p2p);
+	edu_nic_mr_count(mr, cur_pages_system, -mr->stats.cur_pages_system);
+	mr->valid = false;
+	mr->writable = false;
+}
+
+static bool edu_nic_mr_invalidate(struct mmu_interval_notifier *mni,
+				  const struct mmu_notifier_range *range,
+				  unsigned long cur_seq)
+{
+	struct edu_nic_mr *mr = container_of(mni, struct edu_nic_mr, notifier);
+
+	/*
+	 * Waiting for mr->lock is waiting for the DMA in flight: the device
+	 * must be done with the addresses before they are released.
+	 */
+	if (mmu_notifier_range_blockable(range))
+		mutex_lock(&mr->lock);
+	else if (!mutex_trylock(&mr->lock))
+		return false;
+
+	mmu_interval_set_seq(mni, cur_seq);
+	if (mr->valid) {
+		edu_nic_mr_unmap_locked(mr);
+		edu_nic_mr_count(mr, invalidations, 1);
+	}
+
+	mutex_unlock(&mr->lock);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops edu_nic_mr_notifier_ops = {
+	.invalidate = edu_nic_mr_invalidate,
+};
+
+/*
+ * Install what hmm_range_fault() returned: DMA-map the ordinary pages,
+ * take over the p2p mappings. On failure everything is released.
+ */
+static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
+				     struct list_head *maps, bool write)
+{
+	struct device *dev = &mr->nic->pdev->dev;
+	enum dma_data_direction dir = edu_nic_mr_dir(write);
+	unsigned long i, p2p = 0, nmaps = 0;
+	struct list_head *pos;
+	int ret;
+
+	lockdep_assert_held(&mr->lock);
+
+	for (i = 0; i < mr->npages; i++) {
+		unsigned long entry = mr->pfns[i];
+		dma_addr_t addr;
+
+		if (WARN_ON_ONCE(!(entry & HMM_PFN_VALID))) {
+			ret = -EFAULT;
+			goto err_unmap_pages;
+		}
+		/* The exporter's address is already in dma_addrs[i]. */
+		if (entry & HMM_PFN_P2P) {
+			p2p++;
+			continue;
+		}
+		addr = dma_map_page_attrs(dev, hmm_pfn_to_page(entry), 0,
+					  PAGE_SIZE, dir, EDU_NIC_MAP_ATTRS);
+		if (dma_mapping_error(dev, addr)) {
+			ret = -ENOMEM;
+			goto err_unmap_pages;
+		}
+		mr->dma_addrs[i] = addr;
+	}
+
+	list_for_each(pos, maps)
+		nmaps++;
+	list_splice_tail_init(maps, &mr->p2p_maps);
+	mr->valid = true;
+	mr->writable = write;
+
+	edu_nic_mr_count(mr, faults, 1);
+	if (mr->ever_mapped)
+		edu_nic_mr_count(mr, remaps, 1);
+	mr->ever_mapped = true;
+	edu_nic_mr_count(mr, p2p_maps, nmaps);
+	edu_nic_mr_count(mr, pages_p2p, p2p);
+	edu_nic_mr_count(mr, pages_system, mr->npages - p2p);
+	edu_nic_mr_count(mr, cur_pages_p2p, p2p);
+	edu_nic_mr_count(mr, cur_pages_system, mr->npages - p2p);
+	return 0;
+
+err_unmap_pages:
+	while (i--)
+		if (!(mr->pfns[i] & HMM_PFN_P2P))
+			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
+					     dir, EDU_NIC_MAP_ATTRS);
+	p2p_unmap_list(maps);
+	return ret;
+}
+
+/*
+ * One attempt at mirroring the region, as dmirror_range_fault() does it.
+ * Called with op_lock held and the mirror invalid, so @mr->pfns and
+ * @mr->dma_addrs are ours to fill. Returns 0 with mr->lock held and the
+ * mirror installed, -EAGAIN if an invalidation raced with us, or an error.
+ */
+static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
+{
+	struct mm_struct *mm = mr->notifier.mm;
+	LIST_HEAD(maps);
+	struct hmm_range range = {
+		.notifier = &mr->notifier,
+		.start = mr->start,
+		.end = mr->start + mr->length,
+		.hmm_pfns = mr->pfns,
+		.default_flags = HMM_PFN_REQ_FAULT |
+				 (write ? HMM_PFN_REQ_WRITE : 0),
+		/* Not an owner of device-private pages: ask for p2p. */
+		.dev_private_owner = NULL,
+		.p2p_importer = &mr->nic->pdev->dev,
+		.dma_addrs = mr->dma_addrs,
+		.p2p_maps = &maps,
+	};
+	int ret;
+
+	lockdep_assert_held(&mr->op_lock);
+
+	if (!mmget_not_zero(mm))
+		return -EFAULT;
+	range.notifier_seq = mmu_interval_read_begin(&mr->notifier);
+	mmap_read_lock(mm);
+	ret = hmm_range_fault(&range);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	/* A failed hmm_range_fault() leaves nothing on @maps. */
+	if (ret == -EBUSY)
+		ret = -EAGAIN;
+	if (ret)
+		goto err_count;
+
+	mutex_lock(&mr->lock);
+	if (mmu_interval_read_retry(&mr->notifier, range.notifier_seq)) {
+		/* The contract: a retried section releases its mappings. */
+		p2p_unmap_list(&maps);
+		mutex_unlock(&mr->lock);
+		ret = -EAGAIN;
+		goto err_count;
+	}
+	if (READ_ONCE(mr->nic->dead)) {
+		p2p_unmap_list(&maps);
+		mutex_unlock(&mr->lock);
+		return -ENODEV;
+	}
+	ret = edu_nic_mr_install_locked(mr, &maps, write);
+	if (ret)
+		mutex_unlock(&mr->lock);
+	return ret;
+
+err_count:
+	if (ret == -EAGAIN) {
+		mutex_lock(&mr->lock);
+		edu_nic_mr_count(mr, fault_retries, 1);
+		mutex_unlock(&mr->lock);
+	}
+	return ret;
+}
+
+/*
+ * Return with mr->lock held and the mirror installed, writable if @write:
+ * the state in which the device may use mr->dma_addrs.
+ */
+static int edu_nic_mr_lock_mirror(struct edu_nic_mr *mr, bool write)
+{
+	unsigned long timeout =
+		jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	int ret;
+
+	lockdep_assert_held(&mr->op_lock);
+
+	for (;;) {
+		mutex_lock(&mr->lock);
+		if (mr->valid && (mr->writable || !write))
+			return 0;
+		/* A read-only mirror cannot serve a write: fault it again. */
+		edu_nic_mr_unmap_locked(mr);
+		mutex_unlock(&mr->lock);
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (time_after(jiffies, timeout))
+			return -EBUSY;
+		ret = edu_nic_mr_fault(mr, write);
+		if (ret != -EAGAIN)
+			return ret;
+		cond_resched();
+	}
+}
+
+/**
+ * edu_nic_mr_prefetch - mirror a whole region now
+ * @mr: the region
+ *
+ * Return: 0 or the error the first DMA would have seen.
+ */
+int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
+{
+	int ret;
+
+	mutex_lock(&mr->op_lock);
+	ret = edu_nic_mr_lock_mirror(mr, mr->access & EDU_NIC_ACCESS_WRITE);
+	if (!ret)
+		mutex_unlock(&mr->lock);
+	mutex_unlock(&mr->op_lock);
+	return ret;
+}
+
+/* One page or less with the edu engine. */
+static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
+				  unsigned long pgoff, void *buf, size_t len,
+				  bool write)
+{
+	struct device *dev = &mr->nic->pdev->dev;
+	dma_addr_t addr;
+	bool own;
+	int ret;
+
+	ret = edu_nic_mr_lock_mirror(mr, write);
+	if (ret)
+		return ret;
+
+	addr = mr->dma_addrs[i] + pgoff;
+	/* Exporters own the coherency of what they hand out p2p. */
+	own = !(mr->pfns[i] & HMM_PFN_P2P);
+	if (write) {
+		ret = edu_nic_dma_to_bus(mr->nic, addr, buf, len);
+		if (own)
+			dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
+						PAGE_SIZE, DMA_FROM_DEVICE);
+	} else {
+		if (own)
+			dma_sync_single_for_device(dev, mr->dma_addrs[i],
+						   PAGE_SIZE, DMA_TO_DEVICE);
+		ret = edu_nic_dma_from_bus(mr->nic, addr, buf, len, false);
+	}
+	if (!ret)
+		edu_nic_mr_count(mr, device_dma_bytes, len);
+
+	mutex_unlock(&mr->lock);
+	return ret;
+}
+
+/*
+ * One page or less by CPU copy, through the address the device would
+ * use. System RAM is reached through the kernel mapping; anything else (a
+ * BAR) through an ioremap that must be made without mr->lock, since it
+ * allocates: map, then take the lock, resolve again and check that the
+ * mirror still points where the mapping does.
+ */
+static int edu_nic_mr_bulk_page(struct edu_nic_mr *mr, unsigned long i,
+				unsigned long pgoff, void *buf, size_t len,
+				bool write)
+{
+	phys_addr_t phys, io_phys = 0;
+	void __iomem *io = NULL;
+	int ret;
+
+again:
+	ret = edu_nic_mr_lock_mirror(mr, write);
+	if (ret)
+		goto out_iounmap;
+
+	phys = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]);
+	if (!phys) {
+		/* The IOMMU would fault this DMA. */
+		ret = -EIO;
+		goto out_unlock;
+	}
+	phys &= PAGE_MASK;
+
+	if (page_is_ram(PHYS_PFN(phys))) {
+		void *va = kmap_local_pfn(PHYS_PFN(phys));
+
+		if (write)
+			memcpy(va + pgoff, buf, len);
+		else
+			memcpy(buf, va + pgoff, len);
+		kunmap_local(va);
+	} else if (io && io_phys == phys) {
+		if (write)
+			memcpy_toio(io + pgoff, buf, len);
+		else
+			memcpy_fromio(buf, io + pgoff, len);
+	} else {
+		mutex_unlock(&mr->lock);
+		if (io)
+			iounmap(io);
+		io = ioremap_wc(phys, PAGE_SIZE);
+		if (!io)
+			return -ENOMEM;
+		io_phys = phys;
+		goto again;
+	}
+	edu_nic_mr_count(mr, bulk_bytes, len);
+
+out_unlock:
+	mutex_unlock(&mr->lock);
+out_iounmap:
+	if (io)
+		iounmap(io);
+	return ret;
+}
+
+/**
+ * edu_nic_mr_transfer - EDU_NIC_IOCTL_DMA on a region
+ * @mr: the region, referenced
+ * @req: the validated request
+ *
+ * Page by page: the mirror is (re)made as needed, and the lock that
+ * invalidation waits for is held only while the device, or the bulk copy,
+ * uses the page's address. User memory is touched outside that lock.
+ *
+ * Return: 0 or a negative errno.
+ */
+int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
+{
+	bool write = req->direction == EDU_NIC_DMA_TO_MR;
+	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
+	u64 off = req->offset, end = req->offset + req->length;
+	void *buf;
+	int ret = 0;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	ret = mutex_lock_killable(&mr->op_lock);
+	if (ret)
+		goto out_free;
+
+	while (off < end) {
+		unsigned long pgoff = off & ~PAGE_MASK;
+		size_t len = min_t(u64, end - off, PAGE_SIZE - pgoff);
+		unsigned long i = off >> PAGE_SHIFT;
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (write && copy_from_user(buf, ubuf, len)) {
+			ret = -EFAULT;
+			break;
+		}
+		if (req->mode == EDU_NIC_MODE_DEVICE)
+			ret = edu_nic_mr_device_page(mr, i, pgoff, buf, len,
+						     write);
+		else
+			ret = edu_nic_mr_bulk_page(mr, i, pgoff, buf, len,
+						   write);
+		if (ret)
+			break;
+		if (!write && copy_to_user(ubuf, buf, len)) {
+			ret = -EFAULT;
+			break;
+		}
+		off += len;
+		ubuf += len;
+	}
+
+	if (ret) {
+		mutex_lock(&mr->lock);
+		edu_nic_mr_count(mr, errors, 1);
+		mutex_unlock(&mr->lock);
+	}
+	mutex_unlock(&mr->op_lock);
+out_free:
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * Registration-time checks of the vmas: advisory, since they can change
+ * at any time afterwards, but they let user space see a bad range at
+ * once. The range must be fully mapped, and writable for write access.
+ */
+static int edu_nic_mr_check_vmas(struct mm_struct *mm, unsigned long start,
+				 unsigned long end, bool write)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma) {
+			ret = -EFAULT;
+			break;
+		}
+		if (write && !(vma->vm_flags & VM_WRITE)) {
+			ret = -EPERM;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/**
+ * edu_nic_mr_create - make a registration
+ * @f: the open file; its mm is the caller's
+ * @req: the validated request
+ *
+ * Return: the region with one reference, or an ERR_PTR().
+ */
+struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
+				     const struct edu_nic_reg_mr *req)
+{
+	struct edu_nic *nic = f->nic;
+	struct edu_nic_mr *mr;
+	int ret;
+
+	ret = edu_nic_mr_check_vmas(f->mm, req->addr, req->addr + req->length,
+				    req->access & EDU_NIC_ACCESS_WRITE);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->nic = nic;
+	kref_init(&mr->kref);
+	mr->start = req->addr;
+	mr->length = req->length;
+	mr->npages = req->length >> PAGE_SHIFT;
+	mr->access = req->access;
+	mutex_init(&mr->op_lock);
+	mutex_init(&mr->lock);
+	INIT_LIST_HEAD(&mr->p2p_maps);
+
+	ret = -ENOMEM;
+	mr->pfns = kvcalloc(mr->npages, sizeof(*mr->pfns), GFP_KERNEL);
+	if (!mr->pfns)
+		goto err_free_mr;
+	mr->dma_addrs = kvcalloc(mr->npages, sizeof(*mr->dma_addrs),
+				 GFP_KERNEL);
+	if (!mr->dma_addrs)
+		goto err_free_pfns;
+
+	ret = mmu_interval_notifier_insert(&mr->notifier, f->mm, mr->start,
+					   mr->length,
+					   &edu_nic_mr_notifier_ops);
+	if (ret)
+		goto err_free_dma_addrs;
+
+	mutex_lock(&nic->mr_list_lock);
+	if (nic->dead) {
+		mutex_unlock(&nic->mr_list_lock);
+		ret = -ENODEV;
+		goto err_remove_notifier;
+	}
+	list_add_tail(&mr->node, &nic->mr_list);
+	atomic64_inc(&nic->stats.nr_mrs);
+	mutex_unlock(&nic->mr_list_lock);
+	return mr;
+
+err_remove_notifier:
+	mmu_interval_notifier_remove(&mr->notifier);
+err_free_dma_addrs:
+	kvfree(mr->dma_addrs);
+err_free_pfns:
+	kvfree(mr->pfns);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static void edu_nic_mr_release(struct kref *kref)
+{
+	struct edu_nic_mr *mr = container_of(kref, struct edu_nic_mr, kref);
+	struct edu_nic *nic = mr->nic;
+
+	mutex_lock(&nic->mr_list_lock);
+	list_del(&mr->node);
+	atomic64_dec(&nic->stats.nr_mrs);
+	mutex_unlock(&nic->mr_list_lock);
+
+	/* No callback runs after this; then nothing else can map. */
+	mmu_interval_notifier_remove(&mr->notifier);
+	mutex_lock(&mr->lock);
+	edu_nic_mr_unmap_locked(mr);
+	mutex_unlock(&mr->lock);
+
+	mutex_destroy(&mr->lock);
+	mutex_destroy(&mr->op_lock);
+	kvfree(mr->dma_addrs);
+	kvfree(mr->pfns);
+	kfree(mr);
+}
+
+/**
+ * edu_nic_mr_put - drop a reference; the last one unmaps and frees
+ * @mr: the region
+ *
+ * Context: process context; may sleep.
+ */
+void edu_nic_mr_put(struct edu_nic_mr *mr)
+{
+	kref_put(&mr->kref, edu_nic_mr_release);
+}
+
+/**
+ * edu_nic_mr_snapshot - read a region's state and counters
+ * @mr: the region
+ * @out: filled in, except @out->key and @out->pad
+ */
+void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out)
+{
+	mutex_lock(&mr->lock);
+	out->state = (mr->valid ? EDU_NIC_MR_MIRRORED : 0) |
+		     (mr->writable ? EDU_NIC_MR_WRITABLE : 0);
+	out->addr = mr->start;
+	out->length = mr->length;
+	out->access = mr->access;
+	out->stats = mr->stats;
+	mutex_unlock(&mr->lock);
+}
+
+/**
+ * edu_nic_mr_kill_all - tear down every mirror of a device being unbound
+ * @nic: the device, already marked dead so that nothing maps again
+ */
+void edu_nic_mr_kill_all(struct edu_nic *nic)
+{
+	struct edu_nic_mr *mr;
+
+	mutex_lock(&nic->mr_list_lock);
+	list_for_each_entry(mr, &nic->mr_list, node) {
+		mutex_lock(&mr->lock);
+		edu_nic_mr_unmap_locked(mr);
+		mutex_unlock(&mr->lock);
+	}
+	mutex_unlock(&nic->mr_list_lock);
+}

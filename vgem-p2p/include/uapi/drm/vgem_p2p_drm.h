@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * vgem-p2p: a vgem-derived DRM driver whose VRAM is a PCI BAR, exporting
+ * its memory to peer devices through vm_operations_struct.p2p_map and
+ * dev_pagemap_ops.p2p_map.
+ *
+ * The uAPI is vgem's (dumb buffers, PRIME, DRM_IOCTL_VGEM_FENCE_ATTACH and
+ * DRM_IOCTL_VGEM_FENCE_SIGNAL with the same numbers and structs) plus the
+ * ioctls below. mmap offsets come from DRM_IOCTL_MODE_MAP_DUMB.
+ *
+ * Rules common to every ioctl: fields named pad must be zero, and any
+ * flag or enum value not defined here gets -EINVAL. A handle that does
+ * not name a GEM object of the caller gets -ENOENT.
+ */
+#ifndef _UAPI_VGEM_P2P_DRM_H_
+#define _UAPI_VGEM_P2P_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* vgem's ioctls, unchanged */
+#define DRM_VGEM_FENCE_ATTACH		0x1
+#define DRM_VGEM_FENCE_SIGNAL		0x2
+/* vgem-p2p's */
+#define DRM_VGEM_P2P_CREATE		0x3
+#define DRM_VGEM_P2P_MOVE		0x4
+#define DRM_VGEM_P2P_OBJ_INFO		0x5
+#define DRM_VGEM_P2P_MIGRATE		0x6
+#define DRM_VGEM_P2P_STATS		0x7
+
+#ifndef DRM_IOCTL_VGEM_FENCE_ATTACH
+#define DRM_IOCTL_VGEM_FENCE_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_FENCE_ATTACH, struct drm_vgem_fence_attach)
+#define DRM_IOCTL_VGEM_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGEM_FENCE_SIGNAL, struct drm_vgem_fence_signal)
+#endif
+#define DRM_IOCTL_VGEM_P2P_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_CREATE, struct drm_vgem_p2p_create)
+#define DRM_IOCTL_VGEM_P2P_MOVE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_MOVE, struct drm_vgem_p2p_move)
+#define DRM_IOCTL_VGEM_P2P_OBJ_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_OBJ_INFO, struct drm_vgem_p2p_obj_info)
+#define DRM_IOCTL_VGEM_P2P_MIGRATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_MIGRATE, struct drm_vgem_p2p_migrate)
+#define DRM_IOCTL_VGEM_P2P_STATS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_STATS, struct drm_vgem_p2p_stats)
+
+#ifndef _UAPI_VGEM_DRM_H_
+/**
+ * struct drm_vgem_fence_attach - vgem's DRM_IOCTL_VGEM_FENCE_ATTACH
+ * @handle: GEM object to attach a new fence to.
+ * @flags: 0 or VGEM_FENCE_WRITE (an exclusive, write fence).
+ * @out_fence: returned fence id, for DRM_IOCTL_VGEM_FENCE_SIGNAL.
+ * @pad: must be zero.
+ */
+struct drm_vgem_fence_attach {
+	__u32 handle;
+	__u32 flags;
+#define VGEM_FENCE_WRITE	0x1
+	__u32 out_fence;
+	__u32 pad;
+};
+
+/**
+ * struct drm_vgem_fence_signal - vgem's DRM_IOCTL_VGEM_FENCE_SIGNAL
+ * @fence: a fence id from DRM_IOCTL_VGEM_FENCE_ATTACH.
+ * @flags: must be zero.
+ */
+struct drm_vgem_fence_signal {
+	__u32 fence;
+	__u32 flags;
+};
+#endif
+
+/*
+ * VRAM an object moved away from is filled with this byte, so that a
+ * device still using a stale address reads poison rather than old data.
+ */
+#define VGEM_P2P_POISON_BYTE		0x6b
+
+/* Object flags: drm_vgem_p2p_create.flags, drm_vgem_p2p_obj_info.flags */
+/** @VGEM_P2P_CREATE_SYSTEM: place the object in system memory, not VRAM */
+#define VGEM_P2P_CREATE_SYSTEM		(1u << 0)
+/** @VGEM_P2P_CREATE_NO_P2P: deny p2p; importers are served by the fallback */
+#define VGEM_P2P_CREATE_NO_P2P		(1u << 1)
+/** @VGEM_P2P_CREATE_READ_ONLY: importers may only read (write: -EPERM) */
+#define VGEM_P2P_CREATE_READ_ONLY	(1u << 2)
+/** @VGEM_P2P_CREATE_DEVICE_ONLY: never mapped to the CPU: a CPU touch of
+ * a mmap of it gets SIGBUS; p2p still works. */
+#define VGEM_P2P_CREATE_DEVICE_ONLY	(1u << 3)
+#define VGEM_P2P_CREATE_FLAGS		0xfu
+
+/**
+ * struct drm_vgem_p2p_create - DRM_IOCTL_VGEM_P2P_CREATE
+ * @size: in: size in bytes, non-zero; rounded up to the page size.
+ *	out: the rounded size. Larger than VRAM: -ENOSPC for a VRAM object;
+ *	zero or overflowing: -EINVAL.
+ * @flags: VGEM_P2P_CREATE_* flags.
+ * @handle: out: the new GEM handle.
+ *
+ * A VRAM object gets its VRAM at creation; if none is free, VRAM is
+ * compacted and then other objects evicted to system memory; failing
+ * that, -ENOSPC. Contents start zeroed.
+ */
+struct drm_vgem_p2p_create {
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+};
+
+/* drm_vgem_p2p_move.target */
+/** @VGEM_P2P_MOVE_VRAM: to VRAM, anywhere but where it is now */
+#define VGEM_P2P_MOVE_VRAM		0
+/** @VGEM_P2P_MOVE_VRAM_AT: to VRAM at drm_vgem_p2p_move.offset */
+#define VGEM_P2P_MOVE_VRAM_AT		1
+/** @VGEM_P2P_MOVE_SYSTEM: to system memory (an eviction) */
+#define VGEM_P2P_MOVE_SYSTEM		2
+
+/**
+ * struct drm_vgem_p2p_move - DRM_IOCTL_VGEM_P2P_MOVE, a forced move
+ * @handle: the object.
+ * @target: VGEM_P2P_MOVE_*.
+ * @offset: in: for VGEM_P2P_MOVE_VRAM_AT, the page-aligned VRAM offset
+ *	(range busy: -EBUSY, misaligned or out of VRAM: -EINVAL); otherwise
+ *	must be zero. out: the VRAM offset after the move, or ~0 for system.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ *
+ * Invalidates every CPU and importer mapping of the object, copies its
+ * contents, and poisons the old VRAM location. Moving an object already
+ * in system memory to system is a no-op; to VRAM, no space: -ENOSPC.
+ */
+struct drm_vgem_p2p_move {
+	__u32 handle;
+	__u32 target;
+	__u64 offset;
+	__u32 flags;
+	__u32 pad;
+};
+
+/* drm_vgem_p2p_obj_info.placement */
+#define VGEM_P2P_PLACEMENT_VRAM		0
+#define VGEM_P2P_PLACEMENT_SYSTEM	1
+
+/**
+ * struct drm_vgem_p2p_obj_info - DRM_IOCTL_VGEM_P2P_OBJ_INFO
+ * @handle: in: the object.
+ * @pad: in: must be zero.
+ * @size: out: size in bytes.
+ * @vram_offset: out: offset in VRAM, ~0 when in system memory.
+ * @flags: out: the object's VGEM_P2P_CREATE_* flags.
+ * @placement: out: VGEM_P2P_PLACEMENT_*.
+ * @mappings: out: live importer mappings (p2p_map not yet p2p_unmap'ed).
+ * @pad2: out: zero.
+ * @moves: out: times the object moved (forced, compaction, eviction or
+ *	return to VRAM).
+ * @p2p_maps: out: importer mappings ever made of the object.
+ * @fallback_maps: out: of those, served from system memory.
+ */
+struct drm_vgem_p2p_obj_info {
+	__u32 handle;
+	__u32 pad;
+	__u64 size;
+	__u64 vram_offset;
+	__u32 flags;
+	__u32 placement;
+	__u32 mappings;
+	__u32 pad2;
+	__u64 moves;
+	__u64 p2p_maps;
+	__u64 fallback_maps;
+};
+
+/* drm_vgem_p2p_migrate.direction */
+/** @VGEM_P2P_MIGRATE_TO_DEVICE: anonymous memory to device-private VRAM */
+#define VGEM_P2P_MIGRATE_TO_DEVICE	0
+/** @VGEM_P2P_MIGRATE_TO_RAM: device-private pages back to system memory */
+#define VGEM_P2P_MIGRATE_TO_RAM		1
+
+/**
+ * struct drm_vgem_p2p_migrate - DRM_IOCTL_VGEM_P2P_MIGRATE
+ * @addr: in: page-aligned start of a range of the caller's private
+ *	anonymous memory.
+ * @size: in: page-aligned, non-zero length.
+ * @direction: in: VGEM_P2P_MIGRATE_*.
+ * @flags: in: must be zero.
+ * @npages: out: pages actually migrated (pages not yet faulted in, or
+ *	already where asked, are skipped).
+ *
+ * No device-private memory left: -ENOMEM after migrating what fitted.
+ */
+struct drm_vgem_p2p_migrate {
+	__u64 addr;
+	__u64 size;
+	__u32 direction;
+	__u32 flags;
+	__u64 npages;
+};
+
+/**
+ * struct drm_vgem_p2p_stats - DRM_IOCTL_VGEM_P2P_STATS, device counters
+ * @flags: in: must be zero.
+ * @pad: in: must be zero.
+ * @p2p_maps: importer mappings made by vm_ops p2p_map (any kind).
+ * @p2p_unmaps: importer mappings released.
+ * @p2p_pages_bus: pages handed out as BAR bus addresses.
+ * @p2p_pages_iova: pages handed out as IOVAs (dma_map_resource()).
+ * @fallbacks: mappings served from system memory (p2p impossible/denied).
+ * @moves: object moves of any kind.
+ * @evictions: moves from VRAM to system memory.
+ * @compactions: VRAM compaction runs.
+ * @invalidations: object invalidations (CPU and importer mappings zapped).
+ * @bytes_copied: bytes copied by moves.
+ * @bytes_bounced: bytes handed to importers through system memory.
+ * @devmem_p2p_maps: device-private pages mapped p2p (no migration).
+ * @devmem_to_device: pages migrated into device-private memory.
+ * @devmem_to_ram: pages migrated out of it (ioctl or migrate_to_ram).
+ * @vram_size: bytes of VRAM for objects.
+ * @vram_used: bytes of it in use.
+ * @devmem_size: bytes of VRAM used as device-private memory.
+ * @devmem_used: bytes of it in use.
+ */
+struct drm_vgem_p2p_stats {
+	__u32 flags;
+	__u32 pad;
+	__u64 p2p_maps;
+	__u64 p2p_unmaps;
+	__u64 p2p_pages_bus;
+	__u64 p2p_pages_iova;
+	__u64 fallbacks;
+	__u64 moves;
+	__u64 evictions;
+	__u64 compactions;
+	__u64 invalidations;
+	__u64 bytes_copied;
+	__u64 bytes_bounced;
+	__u64 devmem_p2p_maps;
+	__u64 devmem_to_device;
+	__u64 devmem_to_ram;
+	__u64 vram_size;
+	__u64 vram_used;
+	__u64 devmem_size;
+	__u64 devmem_used;
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_VGEM_P2P_DRM_H_ */

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * edu_nic: a simulated NIC on QEMU's edu device (1234:11e8). It registers
+ * ranges of the caller's address space (memory regions, in the style of
+ * RDMA on-demand paging), mirrors them with hmm_range_fault() as a p2p
+ * importer, and moves data between a region and a user buffer with the
+ * edu DMA engine.
+ *
+ * One character device per bound edu device: /dev/edu_nic0, ...
+ *
+ * Rules common to every ioctl: fields named pad must be zero (-EINVAL),
+ * and any flag or enum value not defined here gets -EINVAL. A key that
+ * does not name a live registration of this open file gets -ENOENT.
+ * Registrations belong to the open file and to the address space of the
+ * process that opened it; an ioctl from another address space (a child
+ * after fork, say) gets -EACCES. Closing the file, or the exit of the
+ * process, releases every registration.
+ */
+#ifndef _UAPI_LINUX_EDU_NIC_H
+#define _UAPI_LINUX_EDU_NIC_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define EDU_NIC_IOCTL_BASE	'E'
+
+/* Access rights of a registration: edu_nic_reg_mr.access */
+/** @EDU_NIC_ACCESS_READ: the device may read the region (DMA from it) */
+#define EDU_NIC_ACCESS_READ	(1u << 0)
+/** @EDU_NIC_ACCESS_WRITE: the device may write the region (DMA to it) */
+#define EDU_NIC_ACCESS_WRITE	(1u << 1)
+#define EDU_NIC_ACCESS_MASK	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+
+/* edu_nic_reg_mr.flags */
+/*
+ * EDU_NIC_REG_MR_PREFETCH: fault and map the whole region now, so that
+ * failures (-EFAULT, -EPERM from an exporter) show at registration.
+ */
+#define EDU_NIC_REG_MR_PREFETCH	(1u << 0)
+#define EDU_NIC_REG_MR_FLAGS	EDU_NIC_REG_MR_PREFETCH
+
+/** @EDU_NIC_MR_MAX_LENGTH: the largest region one registration covers */
+#define EDU_NIC_MR_MAX_LENGTH	(256ull << 20)
+
+/**
+ * struct edu_nic_reg_mr - EDU_NIC_IOCTL_REG_MR, register a memory region
+ * @addr: in: page-aligned start address in the caller's address space.
+ * @length: in: page-aligned, non-zero length, at most
+ *	EDU_NIC_MR_MAX_LENGTH; addr + length must not wrap or exceed the
+ *	user address space. Otherwise -EINVAL.
+ * @access: in: non-empty set of EDU_NIC_ACCESS_* bits.
+ * @flags: in: EDU_NIC_REG_MR_* flags.
+ * @key: out: the key naming the registration in later ioctls; never 0.
+ * @pad: must be zero.
+ *
+ * The range may span several vmas (anonymous, file, a vgem-p2p VRAM
+ * mmap, ...) but must be fully mapped: a hole gets -EFAULT. With
+ * EDU_NIC_ACCESS_WRITE, every vma must be writable: -EPERM otherwise.
+ * Nothing is faulted or pinned unless EDU_NIC_REG_MR_PREFETCH asks: the
+ * region is mirrored on first use and re-mirrored after invalidations.
+ */
+struct edu_nic_reg_mr {
+	__u64 addr;
+	__u64 length;
+	__u32 access;
+	__u32 flags;
+	__u32 key;
+	__u32 pad;
+};
+
+/**
+ * struct edu_nic_dereg_mr - EDU_NIC_IOCTL_DEREG_MR
+ * @key: in: the registration to release. Its device mappings are gone
+ *	when the ioctl returns.
+ * @pad: must be zero.
+ */
+struct edu_nic_dereg_mr {
+	__u32 key;
+	__u32 pad;
+};
+
+/* edu_nic_dma.direction */
+/** @EDU_NIC_DMA_FROM_MR: the device reads the region into the user buffer */
+#define EDU_NIC_DMA_FROM_MR	0
+/** @EDU_NIC_DMA_TO_MR: the device writes the user buffer into the region */
+#define EDU_NIC_DMA_TO_MR	1
+
+/* edu_nic_dma.mode */
+/*
+ * EDU_NIC_MODE_DEVICE: real bus-master DMA by the edu engine, one command
+ * of at most a page at a time (about 100 ms of virtual time each, two per
+ * page: region <-> edu buffer <-> bounce buffer). For correctness tests.
+ */
+#define EDU_NIC_MODE_DEVICE	0
+/*
+ * EDU_NIC_MODE_BULK: emulated DMA, for benchmarks: the CPU copies through
+ * the very bus addresses the device would use, resolved the way the
+ * device's DMA would be (through its IOMMU domain when it has one). Counted
+ * apart from device DMA in the statistics.
+ */
+#define EDU_NIC_MODE_BULK	1
+
+/**
+ * struct edu_nic_dma - EDU_NIC_IOCTL_DMA, copy between region and buffer
+ * @key: in: the registration.
+ * @direction: in: EDU_NIC_DMA_*.
+ * @offset: in: byte offset into the region; any alignment.
+ * @length: in: bytes, non-zero; offset + length must not wrap or pass the
+ *	end of the region (-EINVAL).
+ * @user_ptr: in: the user buffer; a bad one gets -EFAULT.
+ * @mode: in: EDU_NIC_MODE_*.
+ * @flags: in: must be zero.
+ *
+ * The direction must be allowed by the registration's access (-EPERM).
+ * Pages not mirrored, or invalidated since, are faulted first (by
+ * hmm_range_fault(), for writes with write access): a range that is no
+ * longer mapped gets -EFAULT, a write to memory that has become
+ * read-only or to a read-only exporter object -EPERM. A device error or
+ * timeout gets -EIO; a pending fatal signal -EINTR. On an error, part of
+ * the transfer may have been done.
+ */
+struct edu_nic_dma {
+	__u32 key;
+	__u32 direction;
+	__u64 offset;
+	__u64 length;
+	__u64 user_ptr;
+	__u32 mode;
+	__u32 flags;
+};
+
+/**
+ * struct edu_nic_stats - counters of a registration or a device
+ * @pages_p2p: pages mirrored peer-to-peer (HMM_PFN_P2P: exporter-provided
+ *	addresses), counted at every mirroring.
+ * @pages_system: pages mirrored as ordinary system memory, DMA-mapped by
+ *	edu_nic itself, counted at every mirroring.
+ * @cur_pages_p2p: pages currently mirrored peer-to-peer.
+ * @cur_pages_system: pages currently mirrored through system memory.
+ * @faults: successful mirrorings (hmm_range_fault() plus DMA mapping).
+ * @fault_retries: mirrorings abandoned because an invalidation raced
+ *	with them (mmu_interval_read_retry()), or hmm_range_fault() -EBUSY.
+ * @invalidations: mmu notifier invalidations that tore down a mirror.
+ * @remaps: mirrorings after the first, i.e. after an invalidation.
+ * @p2p_maps: p2p mappings (struct p2p_map) received from exporters.
+ * @device_dma_bytes: bytes moved by the edu DMA engine (EDU_NIC_MODE_DEVICE).
+ * @device_dma_cmds: edu DMA commands issued.
+ * @bulk_bytes: bytes moved by emulated DMA (EDU_NIC_MODE_BULK).
+ * @errors: DMA ioctls that failed after validation.
+ * @nr_mrs: live registrations (device counters only; 0 for a region).
+ */
+struct edu_nic_stats {
+	__u64 pages_p2p;
+	__u64 pages_system;
+	__u64 cur_pages_p2p;
+	__u64 cur_pages_system;
+	__u64 faults;
+	__u64 fault_retries;
+	__u64 invalidations;
+	__u64 remaps;
+	__u64 p2p_maps;
+	__u64 device_dma_bytes;
+	__u64 device_dma_cmds;
+	__u64 bulk_bytes;
+	__u64 errors;
+	__u64 nr_mrs;
+};
+
+/* edu_nic_mr_stats.state */
+/** @EDU_NIC_MR_MIRRORED: the region is currently mirrored */
+#define EDU_NIC_MR_MIRRORED	(1u << 0)
+/** @EDU_NIC_MR_WRITABLE: ... and mirrored for writing */
+#define EDU_NIC_MR_WRITABLE	(1u << 1)
+
+/**
+ * struct edu_nic_mr_stats - EDU_NIC_IOCTL_MR_STATS
+ * @key: in: the registration.
+ * @state: out: EDU_NIC_MR_* bits.
+ * @addr: out: start address of the region.
+ * @length: out: length of the region.
+ * @access: out: its EDU_NIC_ACCESS_* bits.
+ * @pad: must be zero.
+ * @stats: out: its counters.
+ */
+struct edu_nic_mr_stats {
+	__u32 key;
+	__u32 state;
+	__u64 addr;
+	__u64 length;
+	__u32 access;
+	__u32 pad;
+	struct edu_nic_stats stats;
+};
+
+/* edu_nic_dev_stats.caps */
+/** @EDU_NIC_CAP_IOMMU: the device's DMA is translated by an IOMMU */
+#define EDU_NIC_CAP_IOMMU	(1u << 0)
+
+/**
+ * struct edu_nic_dev_stats - EDU_NIC_IOCTL_DEV_STATS
+ * @flags: in: must be zero.
+ * @caps: out: EDU_NIC_CAP_* bits.
+ * @stats: out: the device's counters, summed over all registrations,
+ *	live and gone.
+ */
+struct edu_nic_dev_stats {
+	__u32 flags;
+	__u32 caps;
+	struct edu_nic_stats stats;
+};
+
+/** @EDU_NIC_DMA_RAW_MAX: the largest raw DMA, the edu buffer's size */
+#define EDU_NIC_DMA_RAW_MAX	4096u
+
+/**
+ * struct edu_nic_dma_raw - EDU_NIC_IOCTL_DMA_RAW, debug: read a bus address
+ * @bus_addr: in: the address the device reads, as the device sees it (an
+ *	IOVA when an IOMMU translates its DMA). Not checked: this ioctl
+ *	exists to hand the device wrong addresses.
+ * @length: in: bytes, 1 to EDU_NIC_DMA_RAW_MAX.
+ * @user_ptr: in: buffer receiving what the device read.
+ * @flags: in: must be zero.
+ * @pad: must be zero.
+ *
+ * Needs CAP_SYS_RAWIO (-EPERM). The edu buffer is first filled with a
+ * random poison pattern by DMA. If after the read the buffer still holds
+ * the poison, or the device's IOMMU domain has no translation for part
+ * of the range (the IOMMU faulted the DMA: QEMU then delivers zeros), the
+ * ioctl fails with -EIO instead of returning the data.
+ */
+struct edu_nic_dma_raw {
+	__u64 bus_addr;
+	__u64 length;
+	__u64 user_ptr;
+	__u32 flags;
+	__u32 pad;
+};
+
+#define EDU_NIC_IOCTL_REG_MR	_IOWR(EDU_NIC_IOCTL_BASE, 0x00, struct edu_nic_reg_mr)
+#define EDU_NIC_IOCTL_DEREG_MR	_IOW(EDU_NIC_IOCTL_BASE, 0x01, struct edu_nic_dereg_mr)
+#define EDU_NIC_IOCTL_DMA	_IOW(EDU_NIC_IOCTL_BASE, 0x02, struct edu_nic_dma)
+#define EDU_NIC_IOCTL_MR_STATS	_IOWR(EDU_NIC_IOCTL_BASE, 0x03, struct edu_nic_mr_stats)
+#define EDU_NIC_IOCTL_DEV_STATS	_IOWR(EDU_NIC_IOCTL_BASE, 0x04, struct edu_nic_dev_stats)
+#define EDU_NIC_IOCTL_DMA_RAW	_IOW(EDU_NIC_IOCTL_BASE, 0x05, struct edu_nic_dma_raw)
+
+#endif /* _UAPI_LINUX_EDU_NIC_H */
