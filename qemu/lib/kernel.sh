@@ -31,17 +31,27 @@ _extract_pristine()
 	git tag pristine
 }
 
+# The series is applied in a scratch worktree, and the tree then switches
+# to the result with one checkout: only files whose content differs get a
+# new mtime, so a changed series rebuilds what it changed, not every file
+# that some patch touches.
 _apply_series()
 {
-	cd "$KSRC"
-	git checkout -q -B vp2p tags/pristine
-	git reset -q --hard tags/pristine
-	git clean -qfdx
+	local tmp=$VP2P_CACHE/series-apply head
+
+	cd "$KSRC" || return 1
+	rm -rf "$tmp"
+	git worktree prune
+	git worktree add -q --detach "$tmp" tags/pristine || return 1
 	if ls "$VP2P_TOP"/drm-patches/*.patch >/dev/null 2>&1; then
-		git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
+		git -C "$tmp" -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
 			am -q --whitespace=nowarn \
-			$(ls "$VP2P_TOP"/drm-patches/*.patch | grep -v /0000-)
+			$(ls "$VP2P_TOP"/drm-patches/*.patch | grep -v /0000-) ||
+			return 1
 	fi
+	head=$(git -C "$tmp" rev-parse HEAD)
+	git worktree remove --force "$tmp"
+	git checkout -q -f -B vp2p "$head" || return 1
 	series_hash >.git/vp2p-series
 }
 
