@@ -26,7 +26,7 @@ _qemu_cmd()	# _qemu_cmd TOPOLOGY OUTDIR EXTRA-CMDLINE
 	echo -append
 	echo "console=ttyS0 root=/dev/root rootfstype=9p ro" \
 		"rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose" \
-		"init=$VP2P_TOP/qemu/guest-init panic=-1" \
+		"init=$VP2P_TOP/qemu/guest-init panic=-1 8250.nr_uarts=1" \
 		"transparent_hugepage=madvise $(topology_cmdline "$1") $3"
 }
 
