@@ -375,6 +375,50 @@ igt_main
 		igt_waitchildren();
 	}
 
+	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV, close cleans up, rebinding works.");
+	igt_subtest("unbind-with-mrs") {
+		char link[256], *bdf;
+		char *p = edu_anon(2 * EDU_PAGE);
+		char buf[16];
+		uint32_t key;
+		ssize_t n;
+		int sfd;
+
+		n = readlink("/sys/class/misc/edu_nic0/device", link,
+			     sizeof(link) - 1);
+		igt_require(n > 0);
+		link[n] = 0;
+		bdf = strrchr(link, '/') + 1;
+
+		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
+		sfd = open("/sys/bus/pci/drivers/edu_nic/unbind", O_WRONLY);
+		igt_assert_fd(sfd);
+		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
+		close(sfd);
+
+		igt_assert_eq(edu_mr_stats(fd, key).state, 0);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 16, buf),
+			      -ENODEV);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_BULK, 0, 16, buf),
+			      -ENODEV);
+		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, RW, 0, NULL),
+			      -ENODEV);
+		close(fd);
+
+		sfd = open("/sys/bus/pci/drivers/edu_nic/bind", O_WRONLY);
+		igt_assert_fd(sfd);
+		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
+		close(sfd);
+		fd = edu_open();
+		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+			16, buf);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, 2 * EDU_PAGE);
+	}
+
 	igt_fixture
 		close(fd);
 }

@@ -369,7 +369,7 @@ igt_main
 		edu_dma(fd, l.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
 			size, ref);
 		igt_assert(!memcmp(p, ref, size));
-		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 2);
+		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 1);
 		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
 		munmap(p, size);
 	}

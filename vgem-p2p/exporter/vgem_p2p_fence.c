@@ -10,7 +10,7 @@
 
 #include "vgem_p2p_drv.h"
 
-#define VGEM_FENCE_TIMEOUT (10*HZ)
+#define VGEM_FENCE_TIMEOUT (10 * HZ)
 
 struct vgem_fence {
 	struct dma_fence base;
@@ -105,9 +105,8 @@ static struct dma_fence *vgem_fence_create(struct vgem_p2p_file *vfile,
  *
  * If the vGEM handle does not exist, vgem_fence_attach_ioctl returns -ENOENT.
  */
-int vgem_p2p_fence_attach_ioctl(struct drm_device *dev,
-			    void *data,
-			    struct drm_file *file)
+int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
+				struct drm_file *file)
 {
 	struct drm_vgem_fence_attach *arg = data;
 	struct vgem_p2p_file *vfile = file->driver_priv;
@@ -185,9 +184,8 @@ err:
  * If the fence does not exist (or has already been signaled by the client),
  * vgem_fence_signal_ioctl returns -ENOENT.
  */
-int vgem_p2p_fence_signal_ioctl(struct drm_device *dev,
-			    void *data,
-			    struct drm_file *file)
+int vgem_p2p_fence_signal_ioctl(struct drm_device *dev, void *data,
+				struct drm_file *file)
 {
 	struct vgem_p2p_file *vfile = file->driver_priv;
 	struct drm_vgem_fence_signal *arg = data;

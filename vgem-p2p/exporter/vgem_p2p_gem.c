@@ -107,11 +107,12 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (!size || size > U64_MAX - PAGE_SIZE)
 		return ERR_PTR(-EINVAL);
 	size = PAGE_ALIGN(size);
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size)
+		return ERR_PTR(-ENOSPC);
+	/* evictable: system memory must be able to hold it too */
 	if (size >> PAGE_SHIFT > ULONG_MAX / sizeof(struct page *) ||
 	    size > totalram_pages() << PAGE_SHIFT)
 		return ERR_PTR(-EINVAL);
-	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size)
-		return ERR_PTR(-ENOSPC);
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)

@@ -142,6 +142,11 @@ int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
 		return -EINVAL;
 
 	mutex_lock(&nic->dma_lock);
+	/* After unbinding, the bounce page is gone too. */
+	if (nic->dead) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	for (off = 0; off < len; off += n) {
 		n = min_t(size_t, len - off, EDU_XFER_MAX);
 		ret = edu_nic_dma_chunk_in(nic, src + off, off, n,
@@ -153,6 +158,7 @@ int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
 		memcpy(buf, nic->bounce, len);
 		atomic64_add(len, &nic->stats.device_dma_bytes);
 	}
+out_unlock:
 	mutex_unlock(&nic->dma_lock);
 	return ret;
 }
@@ -177,6 +183,10 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 		return -EINVAL;
 
 	mutex_lock(&nic->dma_lock);
+	if (nic->dead) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	memcpy(nic->bounce, buf, len);
 	for (off = 0; off < len; off += n) {
 		n = min_t(size_t, len - off, EDU_XFER_MAX);
@@ -191,6 +201,7 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 	}
 	if (!ret)
 		atomic64_add(len, &nic->stats.device_dma_bytes);
+out_unlock:
 	mutex_unlock(&nic->dma_lock);
 	return ret;
 }

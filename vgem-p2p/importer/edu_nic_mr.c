@@ -262,6 +262,9 @@ static int edu_nic_mr_lock_mirror(struct edu_nic_mr *mr, bool write)
 
 		if (fatal_signal_pending(current))
 			return -EINTR;
+		/* Unbound: do not even ask exporters for addresses. */
+		if (READ_ONCE(mr->nic->dead))
+			return -ENODEV;
 		if (time_after(jiffies, timeout))
 			return -EBUSY;
 		ret = edu_nic_mr_fault(mr, write);

@@ -14,7 +14,9 @@
  * Registrations belong to the open file and to the address space of the
  * process that opened it; an ioctl from another address space (a child
  * after fork, say) gets -EACCES. Closing the file, or the exit of the
- * process, releases every registration.
+ * process, releases every registration. Once the PCI device is unbound,
+ * the mirrors are torn down and REG_MR, DMA and DMA_RAW get -ENODEV;
+ * DEREG_MR, MR_STATS and DEV_STATS keep working until the file is closed.
  */
 #ifndef _UAPI_LINUX_EDU_NIC_H
 #define _UAPI_LINUX_EDU_NIC_H

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vgem-p2p: drive the vgem-p2p exporter and the edu_nic importer from the
+ * shell. Each subcommand is one complete workload: buffer objects die with
+ * the DRM file and registrations with the importer file, so nothing
+ * useful could outlive a process anyway.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const struct command *const commands[] = {
+	&cmd_info, &cmd_alloc, &cmd_register, &cmd_dma, &cmd_move,
+	&cmd_evict, &cmd_migrate, &cmd_stats,
+};
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"usage: vgem-p2p [OPTIONS] COMMAND [ARGS]\n"
+		"\n"
+		"Drive the vgem-p2p exporter (VRAM on a PCI BAR) and the edu_nic\n"
+		"importer (a NIC doing real DMA) through libvgem-p2p.\n"
+		"\n"
+		"Options:\n"
+		"  -e, --exporter N   use the N-th vgem_p2p device (default 0)\n"
+		"  -i, --importer N   use /dev/edu_nicN (default 0)\n"
+		"  -j, --json         machine-readable output (one JSON object)\n"
+		"  -p, --progress     show progress of long work on stderr\n"
+		"                     (default: on when stderr is a terminal)\n"
+		"  -q, --quiet        no progress\n"
+		"  -V, --version      print the version\n"
+		"  -h, --help         this help; COMMAND --help for a command's\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->name,
+			commands[i]->summary);
+	fprintf(f, "\nExit status: 0 success, 1 failure (one line on stderr), "
+		"2 bad usage.\nSee vgem-p2p(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "exporter", required_argument, NULL, 'e' },
+		{ "importer", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct ctx c = { .efd = -1, .ifd = -1 };
+	unsigned int i;
+	char *end;
+	int opt, ret, first;
+
+	out_progress = isatty(STDERR_FILENO);
+	/* "+": stop at the command, whose options are its own */
+	while ((opt = getopt_long(argc, argv, "+e:i:jpqVh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+		case 'i':
+			ret = strtol(optarg, &end, 10);
+			if (*end || ret < 0)
+				return out_usage("bad device index '%s'", optarg);
+			if (opt == 'e')
+				c.exporter = ret;
+			else
+				c.importer = ret;
+			break;
+		case 'j':
+			out_json = true;
+			break;
+		case 'p':
+			out_progress = true;
+			break;
+		case 'q':
+			out_progress = false;
+			break;
+		case 'V':
+			printf("vgem-p2p %s\n", vp2p_version());
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (strcmp(argv[optind], commands[i]->name))
+			continue;
+		out_cmd = commands[i]->name;
+		if (want_help(commands[i], argc - optind, argv + optind))
+			return 0;
+		first = optind;
+		optind = 0;	/* glibc: 0 re-initialises getopt for argv */
+		ret = commands[i]->run(&c, argc - first, argv + first);
+		goto out;
+	}
+	return out_usage("unknown command '%s'", argv[optind]);
+out:
+	if (c.efd >= 0)
+		close(c.efd);
+	if (c.ifd >= 0)
+		close(c.ifd);
+	return ret;
+}

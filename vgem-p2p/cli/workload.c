@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/* The steps shared by the workload subcommands; see workload.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+void wl_init(struct wl *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->mem = MEM_VRAM;
+	w->size = 16 << 10;
+	w->mode = EDU_NIC_MODE_DEVICE;
+	w->access = EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE;
+	w->seed = 1;
+}
+
+int wl_opt(struct wl *w, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case 'm':
+		if (parse_mem(arg, &w->mem))
+			return out_usage("bad --memory '%s'", arg);
+		return 0;
+	case 's':
+		if (parse_size(arg, &w->size))
+			return out_usage("bad --size '%s'", arg);
+		return 0;
+	case 'M':
+		if (parse_mode(arg, &w->mode))
+			return out_usage("bad --mode '%s'", arg);
+		return 0;
+	case 'S':
+		w->seed = strtoul(arg, &end, 0);
+		if (*end)
+			return out_usage("bad --seed '%s'", arg);
+		return 0;
+	case 0x100:
+		w->bo_flags |= VGEM_P2P_CREATE_READ_ONLY;
+		return 0;
+	case 0x101:
+		w->bo_flags |= VGEM_P2P_CREATE_NO_P2P;
+		return 0;
+	case 0x102:
+		w->bo_flags |= VGEM_P2P_CREATE_DEVICE_ONLY;
+		return 0;
+	}
+	return 1;
+}
+
+int wl_setup(struct ctx *c, struct wl *w, bool fill)
+{
+	int ret;
+
+	if (w->bo_flags && w->mem != MEM_VRAM && w->mem != MEM_SYSTEM)
+		return out_usage("object flags need --memory vram or system");
+	if (ctx_importer(c) < 0 || ctx_exporter(c) < 0)
+		return 1;
+	ret = vbuf_create(c, w->mem, w->size, w->bo_flags, &w->buf);
+	if (ret)
+		return ret;
+	w->size = w->buf.size;
+	/* "the GPU" writes its results: CPU stores through the mmap */
+	if (fill && !(w->bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY))
+		pattern_fill(w->buf.ptr, w->size, 0, w->seed);
+	if (w->mem == MEM_DEVMEM)
+		return vbuf_migrate(c, &w->buf);
+	return 0;
+}
+
+int wl_register(struct ctx *c, struct wl *w, uint32_t flags)
+{
+	int ret;
+
+	ret = vp2p_exporter_stats(c->efd, &w->e0);
+	if (ret)
+		return out_err(ret, "exporter statistics");
+	ret = vp2p_mr_register(c->ifd, w->buf.ptr, w->size, w->access, flags,
+			       &w->key);
+	if (ret)
+		return out_err(ret, "register %" PRIu64 " bytes of %s memory",
+			       w->size, mem_name(w->mem));
+	return 0;
+}
+
+void wl_teardown(struct ctx *c, struct wl *w)
+{
+	if (w->key)
+		vp2p_mr_deregister(c->ifd, w->key);
+	w->key = 0;
+	vbuf_destroy(c, &w->buf);
+}
+
+void wl_report(struct ctx *c, struct wl *w)
+{
+	struct drm_vgem_p2p_obj_info info;
+	struct drm_vgem_p2p_stats e1;
+	struct edu_nic_mr_stats m;
+
+	out_str("memory", mem_name(w->mem));
+	out_u64("size", w->size);
+	out_str("mode", mode_name(w->mode));
+	if (w->mem == MEM_DEVMEM)
+		out_u64("pages_migrated", w->buf.migrated);
+	if (w->buf.bo.handle && !vp2p_bo_info(c->efd, &w->buf.bo, &info))
+		out_bo_info("object", &info);
+	if (w->key && !vp2p_mr_stats(c->ifd, w->key, &m)) {
+		out_obj("registration");
+		out_u64("key", w->key);
+		out_bool("mirrored", m.state & EDU_NIC_MR_MIRRORED);
+		out_close();
+		out_importer_stats("importer", &m.stats);
+	}
+	if (!vp2p_exporter_stats(c->efd, &e1))
+		out_exporter_delta("exporter", &w->e0, &e1);
+}
