@@ -154,4 +154,32 @@ static inline bool check_pattern(const void *p, size_t size, uint32_t seed)
 	return true;
 }
 
+/*
+ * The same, on one word in every 256 bytes: enough to catch a page that
+ * moved wrong, at a sixty-fourth of the cost of touching VRAM under TCG.
+ */
+static inline void fill_sparse(void *p, size_t size, uint32_t seed)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 4; i += 64)
+		w[i] = seed ^ (uint32_t)(i * 2654435761u);
+}
+
+static inline bool check_sparse(const void *p, size_t size, uint32_t seed)
+{
+	const volatile uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 4; i += 64) {
+		if (w[i] != (seed ^ (uint32_t)(i * 2654435761u))) {
+			igt_warn("word %zu: 0x%08x, expected 0x%08x\n", i,
+				 w[i], seed ^ (uint32_t)(i * 2654435761u));
+			return false;
+		}
+	}
+	return true;
+}
+
 #endif /* VGEM_P2P_COMMON_H */

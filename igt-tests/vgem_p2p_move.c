@@ -116,7 +116,7 @@ igt_main
 			h[i] = vgem_p2p_create(fd, chunk, 0);
 			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
 					     PROT_READ | PROT_WRITE);
-			fill_pattern(p[i], chunk, 100 + i);
+			fill_sparse(p[i], chunk, 100 + i);
 		}
 		for (i = 0; i < n; i += 2) {
 			munmap(p[i], chunk);
@@ -134,7 +134,7 @@ igt_main
 		for (i = 1; i < n; i += 2) {
 			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
 					  VGEM_P2P_PLACEMENT_VRAM);
-			igt_assert(check_pattern(p[i], chunk, 100 + i));
+			igt_assert(check_sparse(p[i], chunk, 100 + i));
 		}
 		bp = vgem_p2p_mmap(fd, big, 2 * chunk, PROT_READ);
 		igt_assert_eq_u32(bp[0], 0);
@@ -161,7 +161,7 @@ igt_main
 			h[i] = vgem_p2p_create(fd, chunk, 0);
 			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
 					     PROT_READ | PROT_WRITE);
-			fill_pattern(p[i], chunk, 200 + i);
+			fill_sparse(p[i], chunk, 200 + i);
 		}
 		s1 = vgem_p2p_stats(fd);
 		igt_assert(s1.evictions >= st.evictions + 2);
@@ -174,7 +174,7 @@ igt_main
 				  VGEM_P2P_PLACEMENT_SYSTEM);
 		/* every byte survived */
 		for (i = 0; i < n; i++)
-			igt_assert(check_pattern(p[i], chunk, 200 + i));
+			igt_assert(check_sparse(p[i], chunk, 200 + i));
 		for (i = 0; i < n; i++) {
 			munmap(p[i], chunk);
 			gem_close(fd, h[i]);
