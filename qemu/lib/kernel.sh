@@ -40,6 +40,19 @@ _apply_series()
 	local tmp=$VP2P_CACHE/series-apply head
 
 	cd "$KSRC" || return 1
+	# A fresh tree has nothing built yet: apply in place, which is faster.
+	if [ "$(git rev-parse HEAD)" = "$(git rev-parse 'tags/pristine^{commit}')" ]; then
+		local patches
+
+		patches=$(ls "$VP2P_TOP"/drm-patches/*.patch 2>/dev/null | grep -v /0000-)
+		git checkout -q -B vp2p || return 1
+		if [ -n "$patches" ]; then
+			git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
+				am -q --whitespace=nowarn $patches || return 1
+		fi
+		series_hash >.git/vp2p-series
+		return
+	fi
 	rm -rf "$tmp"
 	git worktree prune
 	git worktree add -q --detach "$tmp" tags/pristine || return 1
