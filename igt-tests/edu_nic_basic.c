@@ -61,6 +61,9 @@ igt_main
 			      -EINVAL);
 		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, RW, ~0u, NULL),
 			      -EINVAL);
+		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, RW,
+					  EDU_NIC_REG_MR_NO_P2P | 1u << 7,
+					  NULL), -EINVAL);
 		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, 0, 0, NULL),
 			      -EINVAL);
 		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, 4, 0, NULL),

@@ -387,6 +387,50 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("With EDU_NIC_REG_MR_NO_P2P, device-private pages migrate to RAM as upstream does, and a VRAM vma cannot be mirrored.");
+	igt_subtest("devmem-no-p2p-migrates") {
+		uint64_t size = 4 * EDU_PAGE;
+		char *p = edu_anon(size), ref[4 * EDU_PAGE], buf[4 * EDU_PAGE];
+		struct drm_vgem_p2p_migrate m = {
+			.addr = (uintptr_t)p, .size = size,
+			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+		};
+		uint32_t h = bo_create(vfd, EDU_PAGE, 0);
+		char *q = bo_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
+		struct drm_vgem_p2p_stats v0, v1;
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(ref, size, 41);
+		memcpy(p, ref, size);
+		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+		igt_assert_eq_u64(m.npages, 4);
+		v0 = vgem_stats(vfd);
+		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ,
+			      EDU_NIC_REG_MR_NO_P2P | EDU_NIC_REG_MR_PREFETCH);
+		v1 = vgem_stats(vfd);
+		s = edu_mr_stats(fd, key);
+		/* Every page came back to RAM; none was mapped where it was. */
+		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram + 4);
+		igt_assert_eq_u64(v1.devmem_p2p_maps, v0.devmem_p2p_maps);
+		igt_assert_eq_u64(s.stats.pages_system, 4);
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		igt_assert_eq_u64(s.stats.p2p_maps, 0);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+			size, buf);
+		igt_assert(!memcmp(buf, ref, size));
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+		/* Without p2p a special device vma has nothing to offer. */
+		igt_assert_eq(edu_reg_err(fd, q, EDU_PAGE, EDU_NIC_ACCESS_READ,
+					  EDU_NIC_REG_MR_NO_P2P |
+					  EDU_NIC_REG_MR_PREFETCH, NULL),
+			      -EFAULT);
+		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		munmap(q, EDU_PAGE);
+		munmap(p, size);
+	}
+
 	igt_describe("Raw DMA at the BAR's physical address: data without an IOMMU, an error (DMAR fault) with one.");
 	igt_subtest("raw-wrong-address") {
 		uint64_t size = EDU_PAGE;

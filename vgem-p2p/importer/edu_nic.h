@@ -138,6 +138,7 @@ struct edu_nic_file {
  * @length: length in bytes, a multiple of PAGE_SIZE.
  * @npages: @length in pages.
  * @access: EDU_NIC_ACCESS_* bits.
+ * @no_p2p: EDU_NIC_REG_MR_NO_P2P: never name this device as p2p importer.
  * @notifier: the mmu interval notifier covering [@start, @start + @length).
  * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock.
  * @op_lock: serializes faulting and DMA on this region, so that only one
@@ -164,6 +165,7 @@ struct edu_nic_mr {
 	unsigned long length;
 	unsigned long npages;
 	u32 access;
+	bool no_p2p;
 	struct mmu_interval_notifier notifier;
 	struct list_head node;
 

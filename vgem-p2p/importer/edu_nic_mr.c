@@ -192,7 +192,7 @@ static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
 				 (write ? HMM_PFN_REQ_WRITE : 0),
 		/* Not an owner of device-private pages: ask for p2p. */
 		.dev_private_owner = NULL,
-		.p2p_importer = &mr->nic->pdev->dev,
+		.p2p_importer = mr->no_p2p ? NULL : &mr->nic->pdev->dev,
 		.dma_addrs = mr->dma_addrs,
 		.p2p_maps = &maps,
 	};
@@ -512,6 +512,7 @@ struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 	mr->length = req->length;
 	mr->npages = req->length >> PAGE_SHIFT;
 	mr->access = req->access;
+	mr->no_p2p = req->flags & EDU_NIC_REG_MR_NO_P2P;
 	mutex_init(&mr->op_lock);
 	mutex_init(&mr->lock);
 	INIT_LIST_HEAD(&mr->p2p_maps);

@@ -283,8 +283,9 @@ int vp2p_importer_pci(int index, char *buf, size_t len);
  *	memory (possibly migrated to device-private memory), or file memory.
  * @length: page-aligned, non-zero, at most EDU_NIC_MR_MAX_LENGTH.
  * @access: non-empty set of EDU_NIC_ACCESS_READ and EDU_NIC_ACCESS_WRITE.
- * @flags: 0 or EDU_NIC_REG_MR_PREFETCH (mirror now, so that errors show
- *	here rather than at the first DMA).
+ * @flags: EDU_NIC_REG_MR_PREFETCH (mirror now, so that errors show
+ *	here rather than at the first DMA) and/or EDU_NIC_REG_MR_NO_P2P
+ *	(mirror as an importer without p2p support would, for comparisons).
  * @key: receives the registration's key, never 0.
  *
  * Return: 0, -EINVAL for bad arguments, -EFAULT for a hole in the range,

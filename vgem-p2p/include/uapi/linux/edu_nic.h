@@ -39,7 +39,16 @@
  * failures (-EFAULT, -EPERM from an exporter) show at registration.
  */
 #define EDU_NIC_REG_MR_PREFETCH	(1u << 0)
-#define EDU_NIC_REG_MR_FLAGS	EDU_NIC_REG_MR_PREFETCH
+/*
+ * EDU_NIC_REG_MR_NO_P2P: mirror the region the way an importer without
+ * p2p support does (hmm_range.p2p_importer = NULL), for comparisons with
+ * upstream behaviour: device-private pages of other drivers are migrated
+ * back to system memory on fault, and a special device vma (a vgem-p2p
+ * mmap) cannot be mirrored at all, so that mirroring one fails with
+ * -EFAULT. Combines with EDU_NIC_REG_MR_PREFETCH.
+ */
+#define EDU_NIC_REG_MR_NO_P2P	(1u << 1)
+#define EDU_NIC_REG_MR_FLAGS	(EDU_NIC_REG_MR_PREFETCH | EDU_NIC_REG_MR_NO_P2P)
 
 /** @EDU_NIC_MR_MAX_LENGTH: the largest region one registration covers */
 #define EDU_NIC_MR_MAX_LENGTH	(256ull << 20)
