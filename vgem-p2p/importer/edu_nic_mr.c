@@ -328,24 +328,73 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 }
 
 /*
+ * The bulk mode's CPU mapping of a run of BAR pages, kept across the pages
+ * of one transfer: an ioremap and iounmap per page would cost far more
+ * than the copy (vmalloc space, a TLB flush on every CPU), and the mode
+ * would measure that instead of the data path.
+ */
+struct edu_nic_io_window {
+	void __iomem *io;
+	phys_addr_t phys;
+	size_t len;
+};
+
+/* At most this much BAR is mapped at once. */
+#define EDU_NIC_IO_WINDOW_PAGES	512
+
+static void edu_nic_io_window_put(struct edu_nic_io_window *win)
+{
+	if (win->io)
+		iounmap(win->io);
+	win->io = NULL;
+}
+
+/*
+ * How many pages from @i on (to @last at most) the mirror has at BAR
+ * addresses contiguous with @phys, the physical address of page @i:
+ * exactly the range the device could reach, never more.
+ */
+static unsigned long edu_nic_mr_bar_run(struct edu_nic_mr *mr,
+					unsigned long i, unsigned long last,
+					phys_addr_t phys)
+{
+	unsigned long n = 1;
+	phys_addr_t next;
+
+	lockdep_assert_held(&mr->lock);
+
+	while (n < EDU_NIC_IO_WINDOW_PAGES && i + n <= last) {
+		next = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i + n]);
+		if ((next & PAGE_MASK) != phys + (n << PAGE_SHIFT) ||
+		    page_is_ram(PHYS_PFN(next)))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
  * One page or less by CPU copy, through the address the device would
  * use. System RAM is reached through the kernel mapping; anything else (a
- * BAR) through an ioremap that must be made without mr->lock, since it
- * allocates: map, then take the lock, resolve again and check that the
- * mirror still points where the mapping does.
+ * BAR) through @win, an ioremap that must be made without mr->lock,
+ * since it allocates: map, then take the lock, resolve again and check
+ * that the mirror still points inside the mapping. Page @last is the
+ * transfer's last.
  */
 static int edu_nic_mr_bulk_page(struct edu_nic_mr *mr, unsigned long i,
-				unsigned long pgoff, void *buf, size_t len,
-				bool write)
+				unsigned long last, unsigned long pgoff,
+				void *buf, size_t len, bool write,
+				struct edu_nic_io_window *win)
 {
-	phys_addr_t phys, io_phys = 0;
-	void __iomem *io = NULL;
+	phys_addr_t phys;
+	unsigned long n;
+	void __iomem *io;
 	int ret;
 
 again:
 	ret = edu_nic_mr_lock_mirror(mr, write);
 	if (ret)
-		goto out_iounmap;
+		return ret;
 
 	phys = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]);
 	if (!phys) {
@@ -363,28 +412,28 @@ again:
 		else
 			memcpy(buf, va + pgoff, len);
 		kunmap_local(va);
-	} else if (io && io_phys == phys) {
+	} else if (win->io && phys >= win->phys &&
+		   phys + PAGE_SIZE <= win->phys + win->len) {
+		io = win->io + (phys - win->phys);
 		if (write)
 			memcpy_toio(io + pgoff, buf, len);
 		else
 			memcpy_fromio(buf, io + pgoff, len);
 	} else {
+		n = edu_nic_mr_bar_run(mr, i, last, phys);
 		mutex_unlock(&mr->lock);
-		if (io)
-			iounmap(io);
-		io = ioremap_wc(phys, PAGE_SIZE);
-		if (!io)
+		edu_nic_io_window_put(win);
+		win->io = ioremap_wc(phys, n << PAGE_SHIFT);
+		if (!win->io)
 			return -ENOMEM;
-		io_phys = phys;
+		win->phys = phys;
+		win->len = n << PAGE_SHIFT;
 		goto again;
 	}
 	edu_nic_mr_count(mr, bulk_bytes, len);
 
 out_unlock:
 	mutex_unlock(&mr->lock);
-out_iounmap:
-	if (io)
-		iounmap(io);
 	return ret;
 }
 
@@ -404,6 +453,7 @@ int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
 	bool write = req->direction == EDU_NIC_DMA_TO_MR;
 	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
 	u64 off = req->offset, end = req->offset + req->length;
+	struct edu_nic_io_window win = { };
 	void *buf;
 	int ret = 0;
 
@@ -432,8 +482,10 @@ int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
 			ret = edu_nic_mr_device_page(mr, i, pgoff, buf, len,
 						     write);
 		else
-			ret = edu_nic_mr_bulk_page(mr, i, pgoff, buf, len,
-						   write);
+			ret = edu_nic_mr_bulk_page(mr, i,
+						   (end - 1) >> PAGE_SHIFT,
+						   pgoff, buf, len, write,
+						   &win);
 		if (ret)
 			break;
 		if (!write && copy_to_user(ubuf, buf, len)) {
@@ -450,6 +502,7 @@ int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
 		mutex_unlock(&mr->lock);
 	}
 	mutex_unlock(&mr->op_lock);
+	edu_nic_io_window_put(&win);
 out_free:
 	kfree(buf);
 	return ret;
