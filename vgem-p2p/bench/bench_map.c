@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Map cost: registering a region with EDU_NIC_REG_MR_PREFETCH runs
+ * hmm_range_fault() over all of it with the importer named, and DMA-maps
+ * what comes back. Three kinds of memory, present before the clock starts:
+ *  - vram:   a vgem-p2p VRAM mmap; the vma's p2p_map hands out addresses;
+ *  - devmem: anonymous memory migrated to vgem-p2p's device-private
+ *            pages, mapped p2p by their owner without migrating back;
+ *  - anon:   ordinary anonymous memory, the path upstream already has
+ *            (one dma_map_page() per page): the baseline.
+ * The cases alternate within each repetition, so that a slow spell of the
+ * emulator hits all three alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bench.h"
+
+enum map_case { MC_ANON, MC_VRAM, MC_DEVMEM, NR_MC };
+
+static const char *const map_case_names[NR_MC] = {
+	"anon", "vram", "devmem",
+};
+
+/* One prefetched registration, timed, with its counters. */
+static int map_once(struct bench *b, void *p, uint64_t size, double *ns,
+		    int64_t *cnt)
+{
+	struct bench_snap s0, s1;
+	uint64_t t0, t1;
+	uint32_t key;
+	int ret;
+
+	ret = bench_snap(b, &s0);
+	if (ret)
+		return ret;
+	t0 = bench_now_ns();
+	ret = vp2p_mr_register(b->ifd, p, size, EDU_NIC_ACCESS_READ,
+			       EDU_NIC_REG_MR_PREFETCH, &key);
+	t1 = bench_now_ns();
+	if (ret)
+		return ret;
+	ret = bench_snap(b, &s1);
+	vp2p_mr_deregister(b->ifd, key);
+	if (ret)
+		return ret;
+	*ns = t1 - t0;
+	bench_delta(&s0, &s1, cnt);
+	return 0;
+}
+
+struct map_bufs {
+	void *p[NR_MC];
+	struct vp2p_bo bo;
+	bool has_bo;
+};
+
+static void map_bufs_free(struct bench *b, struct map_bufs *m,
+			  uint64_t size)
+{
+	if (m->p[MC_VRAM])
+		vp2p_bo_munmap(&m->bo, m->p[MC_VRAM]);
+	if (m->has_bo)
+		vp2p_bo_close(b->efd, &m->bo);
+	if (m->p[MC_ANON])
+		munmap(m->p[MC_ANON], size);
+	if (m->p[MC_DEVMEM])
+		munmap(m->p[MC_DEVMEM], size);
+}
+
+/* Set up the memory of every case that fits at @size; NULL: skipped. */
+static int map_bufs_get(struct bench *b, struct map_bufs *m, uint64_t size)
+{
+	uint64_t npages = 0;
+	int ret;
+
+	m->p[MC_ANON] = bench_anon(size);
+	if (!m->p[MC_ANON])
+		return -ENOMEM;
+	bench_touch(m->p[MC_ANON], size, 1);
+
+	if (size <= b->vinfo.vram_size) {
+		ret = vp2p_bo_create(b->efd, size, 0, &m->bo);
+		if (ret)
+			return bench_fail(ret, "VRAM object of %llu bytes",
+					  (unsigned long long)size);
+		m->has_bo = true;
+		ret = vp2p_bo_mmap(b->efd, &m->bo, PROT_READ | PROT_WRITE,
+				   &m->p[MC_VRAM]);
+		if (ret)
+			return bench_fail(ret, "mmap of the VRAM object");
+	}
+
+	if (size <= b->vinfo.devmem_size) {
+		m->p[MC_DEVMEM] = bench_anon(size);
+		if (!m->p[MC_DEVMEM])
+			return -ENOMEM;
+		bench_touch(m->p[MC_DEVMEM], size, 2);
+		ret = vp2p_migrate(b->efd, m->p[MC_DEVMEM], size,
+				   VGEM_P2P_MIGRATE_TO_DEVICE, &npages);
+		if (ret == -ENOMEM || npages != size / BENCH_PAGE) {
+			/* What did not fit stays in RAM: not the case. */
+			munmap(m->p[MC_DEVMEM], size);
+			m->p[MC_DEVMEM] = NULL;
+			bench_note(b, "map: devmem at %llu MiB skipped: only %llu pages fitted in device-private memory",
+				   (unsigned long long)(size / MiB),
+				   (unsigned long long)npages);
+		} else if (ret) {
+			return bench_fail(ret, "migration to device memory");
+		}
+	}
+	return 0;
+}
+
+static int map_size(struct bench *b, uint64_t size)
+{
+	double ns[NR_MC][b->reps];
+	int64_t cnt[NR_MC][b->reps][NR_COUNTERS];
+	struct map_bufs m = { };
+	struct bench_row *row;
+	unsigned int r, c;
+	int ret;
+
+	ret = map_bufs_get(b, &m, size);
+	if (ret)
+		goto out_free;
+	for (r = 0; r < b->reps; r++) {
+		for (c = 0; c < NR_MC; c++) {
+			if (!m.p[c])
+				continue;
+			ret = map_once(b, m.p[c], size, &ns[c][r], cnt[c][r]);
+			if (ret) {
+				bench_fail(ret, "map: %s, %llu bytes",
+					   map_case_names[c],
+					   (unsigned long long)size);
+				goto out_free;
+			}
+		}
+	}
+	for (c = 0; c < NR_MC; c++) {
+		if (!m.p[c])
+			continue;
+		row = bench_row_add(b, BENCH_MAP, map_case_names[c], size, 1);
+		if (!row)
+			break;
+		bench_row_times(row, ns[c], b->reps, cnt[c]);
+		bench_ratio(b, row, "anon");
+	}
+out_free:
+	map_bufs_free(b, &m, size);
+	return ret;
+}
+
+/* Time against pages, per case: a straight line means linear cost. */
+static void map_fits(struct bench *b)
+{
+	double x[BENCH_MAX_ROWS], y[BENCH_MAX_ROWS];
+	struct bench_fit *fit;
+	unsigned int c, i, n;
+
+	for (c = 0; c < NR_MC && b->nfits < BENCH_MAX_FITS; c++) {
+		n = 0;
+		for (i = 0; i < b->nrows; i++) {
+			const struct bench_row *row = &b->rows[i];
+
+			if (row->bench != BENCH_MAP ||
+			    strcmp(row->name, map_case_names[c]))
+				continue;
+			x[n] = row->size / BENCH_PAGE;
+			y[n] = row->median_ns;
+			n++;
+		}
+		if (n < 2)
+			continue;
+		fit = &b->fits[b->nfits++];
+		fit->bench = BENCH_MAP;
+		snprintf(fit->name, sizeof(fit->name), "%s",
+			 map_case_names[c]);
+		bench_fit_line(x, y, n, fit);
+	}
+}
+
+int bench_map(struct bench *b)
+{
+	uint64_t cap = b->vinfo.vram_size < b->vinfo.devmem_size ?
+		       b->vinfo.vram_size : b->vinfo.devmem_size;
+	uint64_t size;
+	int ret;
+
+	if (b->map_max > cap)
+		bench_note(b, "map: vram and devmem capped at %llu and %llu MiB (the exporter's VRAM and device-private memory)",
+			   (unsigned long long)(b->vinfo.vram_size / MiB),
+			   (unsigned long long)(b->vinfo.devmem_size / MiB));
+	for (size = BENCH_PAGE; size <= b->map_max; size *= 4) {
+		bench_progress(b, "map: %llu KiB",
+			       (unsigned long long)(size >> 10));
+		ret = map_size(b, size);
+		if (ret)
+			return ret;
+	}
+	map_fits(b);
+	return 0;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vgem-p2p-bench: run the benchmarks, print a table, write CSV and JSON.
+ * Nothing here judges a time: the program fails only when an operation
+ * fails, never because something was slow.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+const char *const bench_names[NR_BENCHES] = {
+	[BENCH_MAP] = "map",
+	[BENCH_STREAM] = "stream",
+	[BENCH_DEVMEM] = "devmem",
+	[BENCH_REVOKE] = "revoke",
+};
+
+static int (*const bench_fns[NR_BENCHES])(struct bench *b) = {
+	[BENCH_MAP] = bench_map,
+	[BENCH_STREAM] = bench_stream,
+	[BENCH_DEVMEM] = bench_devmem,
+	[BENCH_REVOKE] = bench_revoke,
+};
+
+int bench_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "vgem-p2p-bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(-err));
+	return err;
+}
+
+void bench_progress(struct bench *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->quiet)
+		return;
+	fprintf(stderr, "bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void bench_note(struct bench *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->nnotes == BENCH_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->notes[b->nnotes], sizeof(b->notes[0]), fmt, ap);
+	va_end(ap);
+	bench_progress(b, "note: %s", b->notes[b->nnotes]);
+	b->nnotes++;
+}
+
+struct bench_row *bench_row_add(struct bench *b, enum bench_id id,
+				const char *name, uint64_t size,
+				unsigned int nregs)
+{
+	struct bench_row *row;
+	int i;
+
+	if (b->nrows == BENCH_MAX_ROWS)
+		return NULL;
+	row = &b->rows[b->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->bench = id;
+	snprintf(row->name, sizeof(row->name), "%s", name);
+	row->size = size;
+	row->nregs = nregs;
+	for (i = 0; i < NR_COUNTERS; i++)
+		row->cnt[i] = -1;
+	return row;
+}
+
+/*
+ * Fill in a row from its repetitions: median, spread, and the counters
+ * of the repetition that gave the median (they are the same in every
+ * repetition unless something raced, which the counters then show).
+ */
+void bench_row_times(struct bench_row *row, double *ns, unsigned int n,
+		     int64_t (*cnt)[NR_COUNTERS])
+{
+	unsigned int m = bench_median_index(ns, n);
+
+	row->reps = n;
+	row->median_ns = ns[m];
+	row->min_ns = bench_min(ns, n);
+	row->max_ns = bench_max(ns, n);
+	if (cnt)
+		memcpy(row->cnt, cnt[m], sizeof(row->cnt));
+	if (row->median_ns > 0)
+		row->mib_s = (double)row->size / MiB /
+			     (row->median_ns / 1e9);
+}
+
+/* Ratio of @row to the row of the same benchmark, size, registrations
+ * and name @base, measured earlier in this run. */
+void bench_ratio(struct bench *b, struct bench_row *row, const char *base)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nrows; i++) {
+		const struct bench_row *r = &b->rows[i];
+
+		if (r->bench != row->bench || r->size != row->size ||
+		    strcmp(r->name, base) || r->median_ns <= 0)
+			continue;
+		if (row->bench == BENCH_REVOKE && r->nregs != 1)
+			continue;
+		if (row->bench != BENCH_REVOKE && r->nregs != row->nregs)
+			continue;
+		row->ratio = row->median_ns / r->median_ns;
+		snprintf(row->ratio_to, sizeof(row->ratio_to), "%s", base);
+		return;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vgem-p2p-bench [OPTIONS]\n"
+		"\n"
+		"Benchmarks of vgem-p2p (exporter) and edu_nic (importer); needs\n"
+		"both modules loaded and root (for tracefs). Prints a table, and with\n"
+		"-o writes bench.csv, bench-fits.csv and bench.json into DIR.\n"
+		"\n"
+		"  -b, --bench LIST     benchmarks, comma-separated (default all):\n"
+		"                       map, stream, devmem, revoke\n"
+		"  -r, --reps N         repetitions per point, median reported (5)\n"
+		"      --map-max SIZE   largest registration of 'map' (64M)\n"
+		"      --devmem-max SIZE  largest size of 'devmem' (16M)\n"
+		"      --revoke-max SIZE  largest object of 'revoke' (64M)\n"
+		"      --regs N         most registrations of 'revoke' (8)\n"
+		"      --stream SIZE    bytes of 'stream' (64M)\n"
+		"      --full           map to 256M, devmem to 64M, 7 repetitions\n"
+		"  -o, --out DIR        write the result files there\n"
+		"  -q, --quiet          no progress on stderr\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Sizes take K, M, G suffixes. Sizes are capped by the VRAM and\n"
+		"device-private memory the exporter has; the output says so.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10; end++; break;
+	case 'm': case 'M':
+		v <<= 20; end++; break;
+	case 'g': case 'G':
+		v <<= 30; end++; break;
+	}
+	if (*end || !v || v % BENCH_PAGE)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_benches(const char *s, unsigned int *which)
+{
+	char buf[128], *tok, *save;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*which = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_BENCHES; i++)
+			if (!strcmp(tok, bench_names[i]))
+				break;
+		if (i == NR_BENCHES)
+			return -EINVAL;
+		*which |= 1u << i;
+	}
+	return *which ? 0 : -EINVAL;
+}
+
+enum { OPT_MAP_MAX = 256, OPT_DEVMEM_MAX, OPT_REVOKE_MAX, OPT_REGS,
+       OPT_STREAM, OPT_FULL };
+
+static const struct option long_opts[] = {
+	{ "bench", required_argument, NULL, 'b' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "map-max", required_argument, NULL, OPT_MAP_MAX },
+	{ "devmem-max", required_argument, NULL, OPT_DEVMEM_MAX },
+	{ "revoke-max", required_argument, NULL, OPT_REVOKE_MAX },
+	{ "regs", required_argument, NULL, OPT_REGS },
+	{ "stream", required_argument, NULL, OPT_STREAM },
+	{ "full", no_argument, NULL, OPT_FULL },
+	{ "out", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ }
+};
+
+static int parse_args(struct bench *b, int argc, char **argv,
+		      const char **outdir)
+{
+	uint64_t *size;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "b:r:o:qh", long_opts,
+				NULL)) != -1) {
+		size = NULL;
+		switch (c) {
+		case 'b':
+			if (parse_benches(optarg, &b->which))
+				return -EINVAL;
+			break;
+		case 'r':
+			b->reps = atoi(optarg);
+			if (b->reps < 1 || b->reps > 99)
+				return -EINVAL;
+			break;
+		case OPT_MAP_MAX:
+			size = &b->map_max;
+			break;
+		case OPT_DEVMEM_MAX:
+			size = &b->devmem_max;
+			break;
+		case OPT_REVOKE_MAX:
+			size = &b->revoke_max;
+			break;
+		case OPT_STREAM:
+			size = &b->stream_size;
+			break;
+		case OPT_REGS:
+			b->max_regs = atoi(optarg);
+			if (b->max_regs < 1 || b->max_regs > 64)
+				return -EINVAL;
+			break;
+		case OPT_FULL:
+			b->map_max = EDU_NIC_MR_MAX_LENGTH;
+			b->devmem_max = 64 * MiB;
+			b->reps = 7;
+			break;
+		case 'o':
+			*outdir = optarg;
+			break;
+		case 'q':
+			b->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+		if (size && parse_size(optarg, size))
+			return -EINVAL;
+	}
+	return optind == argc ? 0 : -EINVAL;
+}
+
+static int open_devices(struct bench *b)
+{
+	int ret;
+
+	b->efd = vp2p_exporter_open(0);
+	if (b->efd < 0)
+		return bench_fail(b->efd, "vgem_p2p device (module loaded?)");
+	b->ifd = vp2p_importer_open(0);
+	if (b->ifd < 0)
+		return bench_fail(b->ifd, "/dev/edu_nic0 (module loaded?)");
+	ret = vp2p_exporter_stats(b->efd, &b->vinfo);
+	if (ret)
+		return bench_fail(ret, "exporter stats");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b = {
+		.reps = 5,
+		.map_max = 64 * MiB,
+		.devmem_max = 16 * MiB,
+		.revoke_max = 64 * MiB,
+		.max_regs = 8,
+		.stream_size = 64 * MiB,
+		.which = (1u << NR_BENCHES) - 1,
+		.efd = -1,
+		.ifd = -1,
+	};
+	const char *outdir = NULL;
+	uint64_t t0 = bench_now_ns();
+	int i, ret;
+
+	if (parse_args(&b, argc, argv, &outdir)) {
+		usage(stderr);
+		return 2;
+	}
+	if (open_devices(&b))
+		return 1;
+
+	for (i = 0; i < NR_BENCHES; i++) {
+		if (!(b.which & (1u << i)))
+			continue;
+		bench_progress(&b, "%s ...", bench_names[i]);
+		ret = bench_fns[i](&b);
+		if (ret)
+			return 1;
+	}
+	bench_progress(&b, "done in %.0f s", (bench_now_ns() - t0) / 1e9);
+
+	bench_report_table(&b);
+	if (outdir && bench_report_files(&b, outdir))
+		return 1;
+	close(b.ifd);
+	close(b.efd);
+	return 0;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The results three ways: a table per benchmark on stdout, and in DIR
+ * bench.csv (one row per case and size), bench-fits.csv (the map
+ * benchmark's linear fits) and bench.json (all of it plus the machine).
+ * All three come from the same rows, so they cannot disagree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+const char *const bench_counter_names[NR_COUNTERS] = {
+	[CNT_PAGES_MIGRATED] = "pages_migrated",
+	[CNT_SYSMEM_BYTES] = "sysmem_bytes",
+	[CNT_BOUNCED_BYTES] = "bounced_bytes",
+	[CNT_COPIED_BYTES] = "copied_bytes",
+	[CNT_P2P_PAGES] = "p2p_pages",
+	[CNT_P2P_MAPS] = "p2p_maps",
+	[CNT_FAULTS] = "faults",
+	[CNT_INVALIDATIONS] = "invalidations",
+	[CNT_UNMAPS] = "unmaps",
+};
+
+static const char *const bench_titles[NR_BENCHES] = {
+	[BENCH_MAP] = "1. map cost: REG_MR + PREFETCH (hmm_range_fault), ratio to anon",
+	[BENCH_STREAM] = "2. stream VRAM -> importer (bulk), p2p vs fallback through system memory",
+	[BENCH_DEVMEM] = "3. importer reads device-private memory, p2p vs upstream (migrate to RAM)",
+	[BENCH_REVOKE] = "4. revocation: forced move until no importer mapping is left",
+};
+
+static double row_pages(const struct bench_row *r)
+{
+	return (double)r->size / BENCH_PAGE;
+}
+
+static void fmt_time(char *buf, size_t len, double ns)
+{
+	if (ns < 0)
+		snprintf(buf, len, "-");
+	else if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+static void fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes >= MiB && !(bytes % MiB))
+		snprintf(buf, len, "%lluM", (unsigned long long)(bytes / MiB));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)(bytes >> 10));
+}
+
+static void fmt_cnt(char *buf, size_t len, int64_t v, bool bytes)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else if (bytes)
+		fmt_size(buf, len, v);
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+}
+
+enum col {
+	COL_CASE, COL_SIZE, COL_REGS, COL_MEDIAN, COL_SPREAD, COL_PER_PAGE,
+	COL_MIBS, COL_RATIO, COL_MOVE, COL_CNT0,
+};
+
+struct col_def {
+	const char *hdr;
+	int width;
+};
+
+static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
+	[COL_CASE] = { "case", 14 },
+	[COL_SIZE] = { "size", 6 },
+	[COL_REGS] = { "regs", 4 },
+	[COL_MEDIAN] = { "median", 9 },
+	[COL_SPREAD] = { "min..max", 19 },
+	[COL_PER_PAGE] = { "per page", 9 },
+	[COL_MIBS] = { "MiB/s", 8 },
+	[COL_RATIO] = { "ratio", 14 },
+	[COL_MOVE] = { "move", 9 },
+	[COL_CNT0 + CNT_PAGES_MIGRATED] = { "migrated", 8 },
+	[COL_CNT0 + CNT_SYSMEM_BYTES] = { "sysmem", 6 },
+	[COL_CNT0 + CNT_BOUNCED_BYTES] = { "bounced", 7 },
+	[COL_CNT0 + CNT_COPIED_BYTES] = { "copied", 6 },
+	[COL_CNT0 + CNT_P2P_PAGES] = { "p2p pgs", 7 },
+	[COL_CNT0 + CNT_P2P_MAPS] = { "p2p maps", 8 },
+	[COL_CNT0 + CNT_FAULTS] = { "faults", 6 },
+	[COL_CNT0 + CNT_INVALIDATIONS] = { "inval", 5 },
+	[COL_CNT0 + CNT_UNMAPS] = { "unmaps", 6 },
+};
+
+#define C(x)	(COL_CNT0 + (x))
+#define END	-1
+
+static const int bench_cols[NR_BENCHES][16] = {
+	[BENCH_MAP] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
+			COL_PER_PAGE, COL_RATIO, C(CNT_P2P_PAGES),
+			C(CNT_SYSMEM_BYTES), C(CNT_P2P_MAPS),
+			C(CNT_PAGES_MIGRATED), END },
+	[BENCH_STREAM] = { COL_CASE, COL_SIZE, COL_MEDIAN, COL_SPREAD,
+			   COL_MIBS, COL_RATIO, C(CNT_SYSMEM_BYTES),
+			   C(CNT_BOUNCED_BYTES), C(CNT_COPIED_BYTES),
+			   C(CNT_P2P_PAGES), C(CNT_FAULTS), END },
+	[BENCH_DEVMEM] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
+			   COL_MIBS, COL_RATIO, C(CNT_PAGES_MIGRATED),
+			   C(CNT_SYSMEM_BYTES), C(CNT_P2P_PAGES), END },
+	[BENCH_REVOKE] = { COL_SIZE, COL_REGS, COL_MEDIAN, COL_SPREAD,
+			   COL_RATIO, COL_MOVE, COL_MIBS,
+			   C(CNT_INVALIDATIONS), C(CNT_UNMAPS),
+			   C(CNT_COPIED_BYTES), END },
+};
+
+static void fmt_col(char *buf, size_t len, const struct bench_row *r,
+		    int col)
+{
+	char a[16], b[16];
+
+	switch (col) {
+	case COL_CASE:
+		snprintf(buf, len, "%s", r->name);
+		break;
+	case COL_SIZE:
+		fmt_size(buf, len, r->size);
+		break;
+	case COL_REGS:
+		snprintf(buf, len, "%u", r->nregs);
+		break;
+	case COL_MEDIAN:
+		fmt_time(buf, len, r->median_ns);
+		break;
+	case COL_SPREAD:
+		fmt_time(a, sizeof(a), r->min_ns);
+		fmt_time(b, sizeof(b), r->max_ns);
+		snprintf(buf, len, "%s..%s", a, b);
+		break;
+	case COL_PER_PAGE:
+		fmt_time(buf, len, r->median_ns / row_pages(r));
+		break;
+	case COL_MIBS:
+		snprintf(buf, len, r->mib_s > 0 ? "%.1f" : "-", r->mib_s);
+		break;
+	case COL_RATIO:
+		if (r->ratio > 0)
+			snprintf(buf, len, "%.2fx %s", r->ratio, r->ratio_to);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case COL_MOVE:
+		fmt_time(buf, len, r->move_ns);
+		break;
+	default:
+		col -= COL_CNT0;
+		fmt_cnt(buf, len, r->cnt[col], col == CNT_SYSMEM_BYTES ||
+			col == CNT_BOUNCED_BYTES || col == CNT_COPIED_BYTES);
+	}
+}
+
+static void table_bench(const struct bench *b, enum bench_id id)
+{
+	const int *cols = bench_cols[id];
+	char buf[48];
+	unsigned int i;
+	int c;
+
+	printf("\n%s\n", bench_titles[id]);
+	if (id == BENCH_REVOKE)
+		printf("   (median = latency until the last importer mapping went; move = whole ioctl)\n");
+	for (c = 0; cols[c] != END; c++)
+		printf("%s%-*s", c ? "  " : "", col_defs[cols[c]].width,
+		       col_defs[cols[c]].hdr);
+	printf("\n");
+	for (i = 0; i < b->nrows; i++) {
+		if (b->rows[i].bench != id)
+			continue;
+		for (c = 0; cols[c] != END; c++) {
+			fmt_col(buf, sizeof(buf), &b->rows[i], cols[c]);
+			printf("%s%-*s", c ? "  " : "",
+			       col_defs[cols[c]].width, buf);
+		}
+		printf("\n");
+	}
+	for (i = 0; i < b->nfits; i++) {
+		const struct bench_fit *f = &b->fits[i];
+
+		if (f->bench != id)
+			continue;
+		printf("   fit %-7s time = %.0f ns + %.1f ns/page x pages, R^2 = %.4f (%u points)\n",
+		       f->name, f->intercept_ns, f->slope_ns, f->r2, f->n);
+	}
+}
+
+void bench_report_table(const struct bench *b)
+{
+	unsigned int i;
+	int id;
+
+	printf("vgem-p2p-bench: median of %u repetitions; ratios are to a baseline measured in the same run\n",
+	       b->reps);
+	for (id = 0; id < NR_BENCHES; id++)
+		if (b->which & (1u << id))
+			table_bench(b, id);
+	if (b->nnotes)
+		printf("\nnotes:\n");
+	for (i = 0; i < b->nnotes; i++)
+		printf("  - %s\n", b->notes[i]);
+}
+
+static FILE *open_out(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		bench_fail(-errno, "%s", path);
+	return f;
+}
+
+static int write_csv(const struct bench *b, FILE *f)
+{
+	unsigned int i, c;
+
+	fprintf(f, "bench,case,size_bytes,registrations,reps,median_ns,min_ns,max_ns,per_page_ns,mib_s,ratio,ratio_to,move_ns");
+	for (c = 0; c < NR_COUNTERS; c++)
+		fprintf(f, ",%s", bench_counter_names[c]);
+	fprintf(f, "\n");
+	for (i = 0; i < b->nrows; i++) {
+		const struct bench_row *r = &b->rows[i];
+
+		fprintf(f, "%s,%s,%llu,%u,%u,%.0f,%.0f,%.0f,%.1f,%.2f,%.4f,%s,",
+			bench_names[r->bench], r->name,
+			(unsigned long long)r->size, r->nregs, r->reps,
+			r->median_ns, r->min_ns, r->max_ns,
+			r->median_ns / row_pages(r), r->mib_s, r->ratio,
+			r->ratio_to);
+		if (r->move_ns > 0)
+			fprintf(f, "%.0f", r->move_ns);
+		for (c = 0; c < NR_COUNTERS; c++) {
+			if (r->cnt[c] >= 0)
+				fprintf(f, ",%lld", (long long)r->cnt[c]);
+			else
+				fprintf(f, ",");
+		}
+		fprintf(f, "\n");
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int write_fits_csv(const struct bench *b, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "bench,case,points,slope_ns_per_page,intercept_ns,r2\n");
+	for (i = 0; i < b->nfits; i++)
+		fprintf(f, "%s,%s,%u,%.2f,%.0f,%.6f\n",
+			bench_names[b->fits[i].bench], b->fits[i].name,
+			b->fits[i].n, b->fits[i].slope_ns,
+			b->fits[i].intercept_ns, b->fits[i].r2);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A JSON string; what we print holds no control characters. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The value of the first line of @path starting with @key. */
+static void read_field(const char *path, const char *key, char *buf,
+		       size_t len)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v;
+
+		if (strncmp(line, key, strlen(key)))
+			continue;
+		v = strchr(line, ':');
+		v = v ? v + 1 : line;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static void write_machine(const struct bench *b, FILE *f)
+{
+	char model[256], product[256], mem[256];
+	struct utsname u;
+
+	uname(&u);
+	read_field("/proc/cpuinfo", "model name", model, sizeof(model));
+	read_field("/sys/class/dmi/id/product_name", "", product,
+		   sizeof(product));
+	read_field("/proc/meminfo", "MemTotal", mem, sizeof(mem));
+	fprintf(f, "  \"machine\": {\n    \"kernel\": ");
+	json_str(f, u.release);
+	fprintf(f, ",\n    \"cpus\": %ld,\n    \"cpu_model\": ",
+		sysconf(_SC_NPROCESSORS_ONLN));
+	json_str(f, model);
+	fprintf(f, ",\n    \"product\": ");
+	json_str(f, product);
+	fprintf(f, ",\n    \"mem_total\": ");
+	json_str(f, mem);
+	fprintf(f, ",\n    \"vram_bytes\": %llu,\n    \"devmem_bytes\": %llu\n  },\n",
+		(unsigned long long)b->vinfo.vram_size,
+		(unsigned long long)b->vinfo.devmem_size);
+}
+
+static int write_json(const struct bench *b, FILE *f)
+{
+	unsigned int i, c;
+
+	fprintf(f, "{\n  \"tool\": \"vgem-p2p-bench\",\n  \"version\": \"%s\",\n",
+		vp2p_version());
+	write_machine(b, f);
+	fprintf(f, "  \"config\": { \"reps\": %u, \"map_max\": %llu, \"devmem_max\": %llu, \"revoke_max\": %llu, \"max_regs\": %u, \"stream_size\": %llu },\n",
+		b->reps, (unsigned long long)b->map_max,
+		(unsigned long long)b->devmem_max,
+		(unsigned long long)b->revoke_max, b->max_regs,
+		(unsigned long long)b->stream_size);
+	fprintf(f, "  \"notes\": [");
+	for (i = 0; i < b->nnotes; i++) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, b->notes[i]);
+	}
+	fprintf(f, "%s],\n  \"results\": [", b->nnotes ? "\n  " : "");
+	for (i = 0; i < b->nrows; i++) {
+		const struct bench_row *r = &b->rows[i];
+
+		fprintf(f, "%s\n    { \"bench\": \"%s\", \"case\": \"%s\", \"size_bytes\": %llu, \"registrations\": %u, \"reps\": %u, \"median_ns\": %.0f, \"min_ns\": %.0f, \"max_ns\": %.0f, \"per_page_ns\": %.1f, \"mib_s\": %.2f, \"ratio\": %.4f, \"ratio_to\": \"%s\", \"move_ns\": %.0f, \"counters\": {",
+			i ? "," : "", bench_names[r->bench], r->name,
+			(unsigned long long)r->size, r->nregs, r->reps,
+			r->median_ns, r->min_ns, r->max_ns,
+			r->median_ns / row_pages(r), r->mib_s, r->ratio,
+			r->ratio_to, r->move_ns);
+		for (c = 0; c < NR_COUNTERS; c++) {
+			fprintf(f, "%s \"%s\": ", c ? "," : "",
+				bench_counter_names[c]);
+			if (r->cnt[c] >= 0)
+				fprintf(f, "%lld", (long long)r->cnt[c]);
+			else
+				fprintf(f, "null");
+		}
+		fprintf(f, " } }");
+	}
+	fprintf(f, "\n  ],\n  \"fits\": [");
+	for (i = 0; i < b->nfits; i++)
+		fprintf(f, "%s\n    { \"bench\": \"%s\", \"case\": \"%s\", \"points\": %u, \"slope_ns_per_page\": %.2f, \"intercept_ns\": %.0f, \"r2\": %.6f }",
+			i ? "," : "", bench_names[b->fits[i].bench],
+			b->fits[i].name, b->fits[i].n, b->fits[i].slope_ns,
+			b->fits[i].intercept_ns, b->fits[i].r2);
+	fprintf(f, "\n  ]\n}\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+int bench_report_files(const struct bench *b, const char *dir)
+{
+	static const struct {
+		const char *name;
+		int (*write)(const struct bench *b, FILE *f);
+	} files[] = {
+		{ "bench.csv", write_csv },
+		{ "bench-fits.csv", write_fits_csv },
+		{ "bench.json", write_json },
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = open_out(dir, files[i].name);
+
+		if (!f)
+			return -EIO;
+		ret = files[i].write(b, f);
+		if (fclose(f) && !ret)
+			ret = -EIO;
+		if (ret)
+			return bench_fail(ret, "writing %s/%s", dir,
+					  files[i].name);
+	}
+	return 0;
+}
