@@ -97,7 +97,8 @@ struct drm_vgem_fence_signal {
  * struct drm_vgem_p2p_create - DRM_IOCTL_VGEM_P2P_CREATE
  * @size: in: size in bytes, non-zero; rounded up to the page size.
  *	out: the rounded size. Larger than VRAM: -ENOSPC for a VRAM object;
- *	zero or overflowing: -EINVAL.
+ *	zero, overflowing, or larger than system RAM (any object, since VRAM
+ *	objects must be evictable): -EINVAL.
  * @flags: VGEM_P2P_CREATE_* flags.
  * @handle: out: the new GEM handle.
  *
@@ -124,14 +125,18 @@ struct drm_vgem_p2p_create {
  * @handle: the object.
  * @target: VGEM_P2P_MOVE_*.
  * @offset: in: for VGEM_P2P_MOVE_VRAM_AT, the page-aligned VRAM offset
- *	(range busy: -EBUSY, misaligned or out of VRAM: -EINVAL); otherwise
- *	must be zero. out: the VRAM offset after the move, or ~0 for system.
+ *	(range busy, even by the object itself: -EBUSY; misaligned or out of
+ *	VRAM: -EINVAL); otherwise must be zero. out, also on failure: the
+ *	object's VRAM offset after the call, or ~0 for system.
  * @flags: must be zero.
  * @pad: must be zero.
  *
  * Invalidates every CPU and importer mapping of the object, copies its
  * contents, and poisons the old VRAM location. Moving an object already
- * in system memory to system is a no-op; to VRAM, no space: -ENOSPC.
+ * in system memory to system is a no-op; to VRAM, no space: -ENOSPC (a
+ * move within VRAM needs room for a second copy). An object pinned by a
+ * dma-buf attachment stays in system memory: to VRAM, -EINVAL. Out of
+ * memory: -ENOMEM; device unbound: -ENODEV.
  */
 struct drm_vgem_p2p_move {
 	__u32 handle;
@@ -187,10 +192,13 @@ struct drm_vgem_p2p_obj_info {
  * @size: in: page-aligned, non-zero length.
  * @direction: in: VGEM_P2P_MIGRATE_*.
  * @flags: in: must be zero.
- * @npages: out: pages actually migrated (pages not yet faulted in, or
- *	already where asked, are skipped).
+ * @npages: out, also on failure: pages actually migrated. Pages never
+ *	touched (or mapping the zero page) migrate to the device as zeroed
+ *	pages; pages already where asked are skipped.
  *
- * No device-private memory left: -ENOMEM after migrating what fitted.
+ * A part of the range not mapped, or not private anonymous memory:
+ * -EINVAL, after migrating the pages before it. No device-private memory
+ * at all: -ENODEV. None left: -ENOMEM after migrating what fitted.
  */
 struct drm_vgem_p2p_migrate {
 	__u64 addr;

@@ -61,7 +61,8 @@
  *	user address space. Otherwise -EINVAL.
  * @access: in: non-empty set of EDU_NIC_ACCESS_* bits.
  * @flags: in: EDU_NIC_REG_MR_* flags.
- * @key: out: the key naming the registration in later ioctls; never 0.
+ * @key: in: must be zero. out: the key naming the registration in later
+ *	ioctls; never 0.
  * @pad: must be zero.
  *
  * The range may span several vmas (anonymous, file, a vgem-p2p VRAM
@@ -82,7 +83,8 @@ struct edu_nic_reg_mr {
 /**
  * struct edu_nic_dereg_mr - EDU_NIC_IOCTL_DEREG_MR
  * @key: in: the registration to release. Its device mappings are gone
- *	when the ioctl returns.
+ *	when the ioctl returns, unless a DMA on it runs in another thread:
+ *	then when that DMA ends.
  * @pad: must be zero.
  */
 struct edu_nic_dereg_mr {
@@ -99,8 +101,9 @@ struct edu_nic_dereg_mr {
 /* edu_nic_dma.mode */
 /*
  * EDU_NIC_MODE_DEVICE: real bus-master DMA by the edu engine, one command
- * of at most a page at a time (about 100 ms of virtual time each, two per
- * page: region <-> edu buffer <-> bounce buffer). For correctness tests.
+ * of at most 2 KiB at a time (about 100 ms of virtual time each, two per
+ * 2 KiB: region <-> edu buffer <-> bounce buffer; four per page). For
+ * correctness tests.
  */
 #define EDU_NIC_MODE_DEVICE	0
 /*
@@ -127,8 +130,10 @@ struct edu_nic_dereg_mr {
  * hmm_range_fault(), for writes with write access): a range that is no
  * longer mapped gets -EFAULT, a write to memory that has become
  * read-only or to a read-only exporter object -EPERM. A device error or
- * timeout gets -EIO; a pending fatal signal -EINTR. On an error, part of
- * the transfer may have been done.
+ * timeout gets -EIO; a pending fatal signal -EINTR; a mirror that
+ * invalidations keep racing with for a second -EBUSY; an unbound device
+ * (or exporter) -ENODEV; out of memory -ENOMEM. On an error, part of the
+ * transfer may have been done.
  */
 struct edu_nic_dma {
 	__u32 key;
