@@ -37,6 +37,7 @@
 #include <drm/drm_prime.h>
 
 #include "vgem_p2p_drv.h"
+#include "vgem_p2p_trace.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
 
@@ -258,6 +259,7 @@ static void vgem_p2p_dmabuf_unmap(struct dma_buf_attachment *attach,
 		vgem_p2p_unexport_bar(attach->dev, s->kind,
 				      sg_dma_address(sgt->sgl), s->size, dir);
 	}
+	trace_vgem_p2p_dmabuf_unmap(bo, attach->dev, s->size);
 	sg_free_table(sgt);
 	kfree(s);
 	atomic64_inc(&obj_to_vdev(bo)->stats.dmabuf_unmaps);

@@ -116,6 +116,23 @@ TRACE_EVENT(vgem_p2p_move_notify,
 		  __entry->bo, __entry->nr_attachments)
 );
 
+TRACE_EVENT(vgem_p2p_dmabuf_unmap,
+	TP_PROTO(struct vgem_p2p_object *bo, struct device *importer, u64 size),
+	TP_ARGS(bo, importer, size),
+	TP_STRUCT__entry(
+		__field(const void *, bo)
+		__string(importer, dev_name(importer))
+		__field(u64, size)
+	),
+	TP_fast_assign(
+		__entry->bo = bo;
+		__assign_str(importer, dev_name(importer));
+		__entry->size = size;
+	),
+	TP_printk("bo=%p importer=%s size=%llu",
+		  __entry->bo, __get_str(importer), __entry->size)
+);
+
 TRACE_EVENT(vgem_p2p_migrate,
 	TP_PROTO(unsigned long start, unsigned long npages, bool to_device),
 	TP_ARGS(start, npages, to_device),
