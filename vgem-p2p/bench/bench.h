@@ -23,6 +23,7 @@ enum bench_id {
 	BENCH_STREAM,
 	BENCH_DEVMEM,
 	BENCH_REVOKE,
+	BENCH_DMABUF,
 	NR_BENCHES,
 };
 
@@ -193,5 +194,6 @@ int bench_map(struct bench *b);
 int bench_stream(struct bench *b);
 int bench_devmem(struct bench *b);
 int bench_revoke(struct bench *b);
+int bench_dmabuf(struct bench *b);
 
 #endif /* VP2P_BENCH_H */

@@ -19,6 +19,7 @@ const char *const bench_names[NR_BENCHES] = {
 	[BENCH_STREAM] = "stream",
 	[BENCH_DEVMEM] = "devmem",
 	[BENCH_REVOKE] = "revoke",
+	[BENCH_DMABUF] = "dmabuf",
 };
 
 static int (*const bench_fns[NR_BENCHES])(struct bench *b) = {
@@ -26,6 +27,7 @@ static int (*const bench_fns[NR_BENCHES])(struct bench *b) = {
 	[BENCH_STREAM] = bench_stream,
 	[BENCH_DEVMEM] = bench_devmem,
 	[BENCH_REVOKE] = bench_revoke,
+	[BENCH_DMABUF] = bench_dmabuf,
 };
 
 int bench_fail(int err, const char *fmt, ...)
@@ -119,9 +121,8 @@ void bench_ratio(struct bench *b, struct bench_row *row, const char *base)
 		if (r->bench != row->bench || r->size != row->size ||
 		    strcmp(r->name, base) || r->median_ns <= 0)
 			continue;
-		if (row->bench == BENCH_REVOKE && r->nregs != 1)
-			continue;
-		if (row->bench != BENCH_REVOKE && r->nregs != row->nregs)
+		/* Revocation: against one registration of the same size. */
+		if (r->nregs != (row->bench == BENCH_REVOKE ? 1 : row->nregs))
 			continue;
 		row->ratio = row->median_ns / r->median_ns;
 		snprintf(row->ratio_to, sizeof(row->ratio_to), "%s", base);
@@ -139,11 +140,11 @@ static void usage(FILE *f)
 		"-o writes bench.csv, bench-fits.csv and bench.json into DIR.\n"
 		"\n"
 		"  -b, --bench LIST     benchmarks, comma-separated (default all):\n"
-		"                       map, stream, devmem, revoke\n"
+		"                       map, stream, devmem, revoke, dmabuf\n"
 		"  -r, --reps N         repetitions per point, median reported (5)\n"
 		"      --map-max SIZE   largest registration of 'map' (64M)\n"
 		"      --devmem-max SIZE  largest size of 'devmem' (16M)\n"
-		"      --revoke-max SIZE  largest object of 'revoke' (64M)\n"
+		"      --revoke-max SIZE  largest object of 'revoke' and 'dmabuf' (64M)\n"
 		"      --regs N         most registrations of 'revoke' (8)\n"
 		"      --stream SIZE    bytes of 'stream' (64M)\n"
 		"      --full           map to 256M, devmem to 64M, 7 repetitions\n"

@@ -30,6 +30,7 @@ static const char *const bench_titles[NR_BENCHES] = {
 	[BENCH_STREAM] = "2. stream VRAM -> importer (bulk), p2p vs fallback through system memory",
 	[BENCH_DEVMEM] = "3. importer reads device-private memory, p2p vs upstream (migrate to RAM)",
 	[BENCH_REVOKE] = "4. revocation: forced move until no importer mapping is left",
+	[BENCH_DMABUF] = "5. vma path vs dma-buf path on the same VRAM object: map, and revocation by a forced move",
 };
 
 static double row_pages(const struct bench_row *r)
@@ -122,6 +123,10 @@ static const int bench_cols[NR_BENCHES][16] = {
 			   COL_RATIO, COL_MOVE, COL_MIBS,
 			   C(CNT_INVALIDATIONS), C(CNT_UNMAPS),
 			   C(CNT_COPIED_BYTES), END },
+	[BENCH_DMABUF] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
+			   COL_PER_PAGE, COL_RATIO, COL_MOVE,
+			   C(CNT_P2P_PAGES), C(CNT_FAULTS),
+			   C(CNT_INVALIDATIONS), END },
 };
 
 static void fmt_col(char *buf, size_t len, const struct bench_row *r,
@@ -177,8 +182,8 @@ static void table_bench(const struct bench *b, enum bench_id id)
 	int c;
 
 	printf("\n%s\n", bench_titles[id]);
-	if (id == BENCH_REVOKE)
-		printf("   (median = latency until the last importer mapping went; move = whole ioctl)\n");
+	if (id == BENCH_REVOKE || id == BENCH_DMABUF)
+		printf("   (revocation: median = latency until the last importer mapping went; move = whole ioctl)\n");
 	for (c = 0; cols[c] != END; c++)
 		printf("%s%-*s", c ? "  " : "", col_defs[cols[c]].width,
 		       col_defs[cols[c]].hdr);

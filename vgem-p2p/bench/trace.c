@@ -57,7 +57,11 @@ static int trace_find(void)
 	return 0;
 }
 
-/* Record vgem_p2p_unmap events with CLOCK_MONOTONIC timestamps. */
+/*
+ * Record, with CLOCK_MONOTONIC timestamps, the events of an importer
+ * releasing a mapping: vgem_p2p_unmap (vma path) and, where the exporter
+ * has it, vgem_p2p_dmabuf_unmap (dma-buf path).
+ */
 int bench_trace_start(void)
 {
 	int ret;
@@ -67,7 +71,12 @@ int bench_trace_start(void)
 		return ret;
 	ret = trace_write("trace_clock", "mono");
 	if (!ret)
-		ret = trace_write("set_event", "vgem_p2p:vgem_p2p_unmap");
+		ret = trace_write("set_event", "");
+	if (!ret)
+		ret = trace_write("events/vgem_p2p/vgem_p2p_unmap/enable", "1");
+	if (!ret)
+		trace_write("events/vgem_p2p/vgem_p2p_dmabuf_unmap/enable",
+			    "1");
 	if (!ret)
 		ret = trace_write("tracing_on", "1");
 	if (!ret)
