@@ -88,7 +88,7 @@ static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
 	[COL_SPREAD] = { "min..max", 19 },
 	[COL_PER_PAGE] = { "per page", 9 },
 	[COL_MIBS] = { "MiB/s", 8 },
-	[COL_RATIO] = { "ratio", 14 },
+	[COL_RATIO] = { "ratio", 18 },
 	[COL_MOVE] = { "move", 9 },
 	[COL_CNT0 + CNT_PAGES_MIGRATED] = { "migrated", 8 },
 	[COL_CNT0 + CNT_SYSMEM_BYTES] = { "sysmem", 6 },
@@ -165,7 +165,7 @@ static void fmt_col(char *buf, size_t len, const struct bench_row *r,
 			snprintf(buf, len, "-");
 		break;
 	case COL_MOVE:
-		fmt_time(buf, len, r->move_ns);
+		fmt_time(buf, len, r->move_ns > 0 ? r->move_ns : -1);
 		break;
 	default:
 		col -= COL_CNT0;
