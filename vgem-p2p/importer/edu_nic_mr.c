@@ -320,8 +320,9 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 						   PAGE_SIZE, DMA_TO_DEVICE);
 		ret = edu_nic_dma_from_bus(mr->nic, addr, buf, len, false);
 	}
+	/* The device-wide count is kept by the engine, which sees all DMA */
 	if (!ret)
-		edu_nic_mr_count(mr, device_dma_bytes, len);
+		mr->stats.device_dma_bytes += len;
 
 	mutex_unlock(&mr->lock);
 	return ret;
