@@ -10,7 +10,10 @@
  *
  * Rules common to every ioctl: fields named pad must be zero, and any
  * flag or enum value not defined here gets -EINVAL. A handle that does
- * not name a GEM object of the caller gets -ENOENT.
+ * not name a GEM object of the caller gets -ENOENT. A bad pointer to the
+ * ioctl's struct gets -EFAULT, and any ioctl that allocates may get
+ * -ENOMEM. Once the device is unplugged, ioctls that would touch VRAM
+ * (MOVE, MIGRATE) get -ENODEV.
  */
 #ifndef _UAPI_VGEM_P2P_DRM_H_
 #define _UAPI_VGEM_P2P_DRM_H_
@@ -131,7 +134,9 @@ struct drm_vgem_p2p_create {
  *
  * Invalidates every CPU and importer mapping of the object, copies its
  * contents, and poisons the old VRAM location. Moving an object already
- * in system memory to system is a no-op; to VRAM, no space: -ENOSPC.
+ * in system memory to system is a no-op; to VRAM, no space: -ENOSPC. An
+ * object pinned by a dma-buf attachment stays in system memory: moving it
+ * to VRAM gets -EINVAL.
  */
 struct drm_vgem_p2p_move {
 	__u32 handle;
@@ -190,7 +195,10 @@ struct drm_vgem_p2p_obj_info {
  * @npages: out: pages actually migrated (pages not yet faulted in, or
  *	already where asked, are skipped).
  *
- * No device-private memory left: -ENOMEM after migrating what fitted.
+ * A page of the range outside private anonymous memory (unmapped, shared,
+ * file-backed, hugetlb): -EINVAL, after migrating the pages before it. No
+ * device-private memory left: -ENOMEM after migrating what fitted. A
+ * device without device-private memory: -ENODEV.
  */
 struct drm_vgem_p2p_migrate {
 	__u64 addr;
