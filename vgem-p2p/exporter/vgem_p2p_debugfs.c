@@ -48,8 +48,11 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 				   bo->base.size, bo->node.start);
 		else
 			seq_printf(m, "%p size %zu system", bo, bo->base.size);
-		seq_printf(m, " flags 0x%x moves %llu pins %u\n", bo->flags,
+		seq_printf(m, " flags 0x%x moves %llu pins %u", bo->flags,
 			   bo->moves, bo->pin_count);
+		seq_printf(m, " dmabuf attachments %d move_notifies %lld\n",
+			   atomic_read(&bo->nr_attachments),
+			   atomic64_read(&bo->move_notifies));
 		spin_lock(&bo->maps_lock);
 		list_for_each_entry(map, &bo->maps, link)
 			seq_printf(m, "  importer %s pages %lu+%lu %s %s 0x%llx\n",
@@ -85,6 +88,11 @@ static int vgem_p2p_counters_show(struct seq_file *m, void *data)
 	SHOW(devmem_p2p_maps);
 	SHOW(devmem_to_device);
 	SHOW(devmem_to_ram);
+	SHOW(dmabuf_attachments);
+	SHOW(dmabuf_maps_p2p);
+	SHOW(dmabuf_maps_system);
+	SHOW(dmabuf_unmaps);
+	SHOW(move_notifies);
 #undef SHOW
 	return 0;
 }

@@ -1,50 +1,353 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PRIME export, the way vgem does it: an attachment pins the object, and
- * the importer gets an sg table of its system pages. A pinned object
- * stays in system memory, where nothing moves it, until the last unpin.
+ * PRIME export with dynamic dma-buf attachments: the upstream way to hand
+ * device memory to a peer, beside the vma path of vgem_p2p_export.c.
+ *
+ * An importer that attaches with dma_buf_dynamic_attach() and
+ * importer_ops.allow_peer2peer may be handed VRAM: .attach keeps
+ * attach->peer2peer only if the object allows p2p and
+ * pci_p2pdma_distance() says the importer reaches our BAR, as amdgpu
+ * does. While the object is in VRAM, map_dma_buf then returns a page-less
+ * sg_table of its BAR range: bus addresses, or IOVAs from
+ * dma_map_resource() when an IOMMU translates the importer. Otherwise the
+ * object moves to system memory and its pages are mapped. Nothing is
+ * pinned: every move calls dma_buf_move_notify() (vgem_p2p_invalidate())
+ * and the importer maps again, under the dma_resv, after it.
+ *
+ * A non-dynamic importer gets vgem's behaviour: dma-buf pins the object
+ * (.pin moves it to system memory, where nothing moves it) and maps its
+ * pages once, at attach.
+ *
+ * Object flags: NO_P2P serves every importer from system memory.
+ * READ_ONLY refuses a mapping the device could write through (any
+ * direction but DMA_TO_DEVICE) with -EPERM: dma-buf has no other notion
+ * of access, and a non-dynamic attach, which dma-buf maps
+ * bidirectionally, fails. DEVICE_ONLY objects are mapped for devices like
+ * any other; the CPU cannot reach them through the dma-buf either (its
+ * mmap is the object's, which gets SIGBUS; there is no vmap).
  */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
 #include <drm/drm_prime.h>
 
 #include "vgem_p2p_drv.h"
 
-int vgem_p2p_gem_pin(struct drm_gem_object *obj)
+MODULE_IMPORT_NS(DMA_BUF);
+
+/* An sg_table handed to an importer, and how to take it back */
+struct vgem_p2p_dmabuf_sgt {
+	struct sg_table sgt;
+	enum vgem_p2p_map_kind kind;
+	u64 size;
+};
+
+static struct vgem_p2p_object *dmabuf_to_bo(struct dma_buf *dmabuf)
 {
-	struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
+	return to_vgem_p2p_obj(dmabuf->priv);
+}
+
+static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
+				  struct dma_buf_attachment *attach)
+{
+	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	int idx;
+
+	/* Decided once per attachment: the topology does not change */
+	if (attach->peer2peer) {
+		if (!drm_dev_enter(&vdev->drm, &idx)) {
+			attach->peer2peer = false;
+		} else {
+			if ((bo->flags & VGEM_P2P_CREATE_NO_P2P) ||
+			    pci_p2pdma_distance(vdev->pdev, attach->dev,
+						false) < 0)
+				attach->peer2peer = false;
+			drm_dev_exit(idx);
+		}
+	}
+
+	atomic_inc(&bo->nr_attachments);
+	atomic64_inc(&vdev->stats.dmabuf_attachments);
+	return 0;
+}
+
+static void vgem_p2p_dmabuf_detach(struct dma_buf *dmabuf,
+				   struct dma_buf_attachment *attach)
+{
+	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
+
+	atomic_dec(&bo->nr_attachments);
+	atomic64_dec(&obj_to_vdev(bo)->stats.dmabuf_attachments);
+}
+
+/* Non-dynamic importers only: they cannot follow moves */
+static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
+{
+	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	int ret;
 
+	dma_resv_assert_held(bo->base.resv);
+
 	mutex_lock(&vdev->lock);
 	ret = vgem_p2p_move_to_system(bo);
+	if (!ret && !bo->pages)
+		ret = -ENODEV;	/* lost with its device */
 	if (!ret)
 		bo->pin_count++;
 	mutex_unlock(&vdev->lock);
 	return ret;
 }
 
-void vgem_p2p_gem_unpin(struct drm_gem_object *obj)
+static void vgem_p2p_dmabuf_unpin(struct dma_buf_attachment *attach)
 {
-	struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
+	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
 	mutex_lock(&vdev->lock);
-	WARN_ON(!bo->pin_count);
-	bo->pin_count--;
+	if (!WARN_ON(!bo->pin_count))
+		bo->pin_count--;
 	mutex_unlock(&vdev->lock);
 }
 
-struct sg_table *vgem_p2p_gem_get_sg_table(struct drm_gem_object *obj)
+/* The object's BAR range, for @dev */
+static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
+				    struct device *dev,
+				    enum dma_data_direction dir,
+				    struct vgem_p2p_dmabuf_sgt *s)
 {
-	struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	struct sg_table *sgt;
+	dma_addr_t addr;
+	int ret;
+
+	lockdep_assert_held(&vdev->lock);
+
+	s->kind = vgem_p2p_importer_translated(dev) ? VGEM_P2P_MAP_IOVA :
+						      VGEM_P2P_MAP_BUS;
+	s->size = bo->base.size;
+	ret = sg_alloc_table(&s->sgt, 1, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = vgem_p2p_export_bar(vdev, dev, s->kind, bo->node.start, s->size,
+				  dir, &addr);
+	if (ret) {
+		sg_free_table(&s->sgt);
+		return ret;
+	}
+	/* No struct page behind a BAR: importers use only the DMA side */
+	sg_set_page(s->sgt.sgl, NULL, s->size, 0);
+	sg_dma_address(s->sgt.sgl) = addr;
+	sg_dma_len(s->sgt.sgl) = s->size;
+	atomic64_inc(&vdev->stats.dmabuf_maps_p2p);
+	return 0;
+}
+
+/* Move the object to system memory and map its pages for @dev */
+static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
+				      struct device *dev,
+				      enum dma_data_direction dir,
+				      struct vgem_p2p_dmabuf_sgt *s)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct sg_page_iter piter;
+	int ret;
+
+	lockdep_assert_held(&vdev->lock);
+
+	ret = vgem_p2p_move_to_system(bo);
+	if (ret)
+		return ret;
+	if (!bo->pages)
+		return -ENODEV;	/* lost with its device */
+
+	s->kind = VGEM_P2P_MAP_SYSTEM;
+	s->size = bo->base.size;
+	ret = sg_alloc_table_from_pages(&s->sgt, bo->pages,
+					vgem_p2p_npages(bo), 0, s->size,
+					GFP_KERNEL);
+	if (ret)
+		return ret;
+	/*
+	 * The CPU keeps using the pages (mmap) while devices do: syncing at
+	 * map time would mean nothing on its own, and skipping it tells
+	 * DMA-API debugging that overlapping mappings are intended.
+	 */
+	ret = dma_map_sgtable(dev, &s->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret) {
+		sg_free_table(&s->sgt);
+		return ret;
+	}
+	/* An importer may still use them after a move freed ours */
+	for_each_sgtable_page(&s->sgt, &piter, 0)
+		get_page(sg_page_iter_page(&piter));
+	atomic_inc(&bo->dmabuf_system_maps);
+	atomic64_inc(&vdev->stats.dmabuf_maps_system);
+	return 0;
+}
+
+static struct sg_table *
+vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
+		    enum dma_data_direction dir)
+{
+	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct vgem_p2p_dmabuf_sgt *s;
+	bool p2p = attach->peer2peer;
+	int ret, idx;
+
+	/* Dynamic importers call us with it, dma-buf for the others */
+	dma_resv_assert_held(bo->base.resv);
+
+	if (dir != DMA_TO_DEVICE && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
+		return ERR_PTR(-EPERM);
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+
+	/* Once the device is gone, only its system memory is left */
+	if (p2p && !drm_dev_enter(&vdev->drm, &idx))
+		p2p = false;
 
 	mutex_lock(&vdev->lock);
-	if (WARN_ON(!bo->pin_count || bo->in_vram))
-		sgt = ERR_PTR(-EINVAL);
+	/* Evicted, and p2p would work: come back, if there is room */
+	if (p2p && !bo->in_vram && !bo->pin_count &&
+	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM))
+		vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT);
+	if (p2p && bo->in_vram)
+		ret = vgem_p2p_dmabuf_map_vram(bo, attach->dev, dir, s);
 	else
-		sgt = drm_prime_pages_to_sg(obj->dev, bo->pages,
-					    vgem_p2p_npages(bo));
+		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir, s);
 	mutex_unlock(&vdev->lock);
-	return sgt;
+
+	if (p2p)
+		drm_dev_exit(idx);
+	if (ret) {
+		kfree(s);
+		return ERR_PTR(ret);
+	}
+	return &s->sgt;
+}
+
+/*
+ * Called by importers from their move_notify callbacks, that is inside
+ * our own moves: takes no lock of ours.
+ */
+static void vgem_p2p_dmabuf_unmap(struct dma_buf_attachment *attach,
+				  struct sg_table *sgt,
+				  enum dma_data_direction dir)
+{
+	struct vgem_p2p_dmabuf_sgt *s =
+		container_of(sgt, struct vgem_p2p_dmabuf_sgt, sgt);
+	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
+	struct sg_page_iter piter;
+
+	if (s->kind == VGEM_P2P_MAP_SYSTEM) {
+		dma_unmap_sgtable(attach->dev, sgt, dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+		for_each_sgtable_page(sgt, &piter, 0)
+			put_page(sg_page_iter_page(&piter));
+		atomic_dec(&bo->dmabuf_system_maps);
+	} else {
+		vgem_p2p_unexport_bar(attach->dev, s->kind,
+				      sg_dma_address(sgt->sgl), s->size, dir);
+	}
+	sg_free_table(sgt);
+	kfree(s);
+	atomic64_inc(&obj_to_vdev(bo)->stats.dmabuf_unmaps);
+}
+
+static void vgem_p2p_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
+
+	/* No attachment is left: no more move_notify for this one */
+	dma_resv_lock(bo->base.resv, NULL);
+	if (bo->dmabuf == dmabuf)
+		bo->dmabuf = NULL;
+	dma_resv_unlock(bo->base.resv);
+
+	/* drops the dma-buf's references on the object and the device */
+	drm_gem_dmabuf_release(dmabuf);
+}
+
+static const struct dma_buf_ops vgem_p2p_dmabuf_ops = {
+	.attach = vgem_p2p_dmabuf_attach,
+	.detach = vgem_p2p_dmabuf_detach,
+	.pin = vgem_p2p_dmabuf_pin,
+	.unpin = vgem_p2p_dmabuf_unpin,
+	.map_dma_buf = vgem_p2p_dmabuf_map,
+	.unmap_dma_buf = vgem_p2p_dmabuf_unmap,
+	.release = vgem_p2p_dmabuf_release,
+	.mmap = drm_gem_dmabuf_mmap,
+};
+
+/**
+ * vgem_p2p_gem_prime_export - drm_gem_object_funcs.export
+ * @obj: the object
+ * @flags: the dma-buf file's flags
+ *
+ * drm_gem_prime_export() with our dma_buf_ops. DRM keeps one dma-buf per
+ * object while it has GEM handles (obj->dma_buf); we remember it until
+ * its release, which may come much later, to notify its importers.
+ *
+ * Return: the dma-buf or an ERR_PTR().
+ */
+struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
+					  int flags)
+{
+	struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
+	struct dma_buf_export_info exp_info = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = obj->dev->driver->fops->owner,
+		.ops = &vgem_p2p_dmabuf_ops,
+		.size = obj->size,
+		.flags = flags,
+		.priv = obj,
+		.resv = obj->resv,
+	};
+	struct dma_buf *dmabuf;
+
+	dmabuf = drm_gem_dmabuf_export(obj->dev, &exp_info);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+
+	dma_resv_lock(obj->resv, NULL);
+	/* A second live dma-buf: DRM's bookkeeping should prevent it */
+	if (bo->dmabuf) {
+		dma_resv_unlock(obj->resv);
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-EBUSY);
+	}
+	bo->dmabuf = dmabuf;
+	dma_resv_unlock(obj->resv);
+	return dmabuf;
+}
+
+/**
+ * vgem_p2p_gem_prime_import - drm_driver.gem_prime_import
+ * @dev: the importing device
+ * @dma_buf: the dma-buf
+ *
+ * Our own dma-bufs come back as the object they export, as
+ * drm_gem_prime_import() does for drm_gem_prime_dmabuf_ops.
+ *
+ * Return: the object, referenced, or an ERR_PTR().
+ */
+struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
+						 struct dma_buf *dma_buf)
+{
+	struct drm_gem_object *obj = dma_buf->priv;
+
+	if (dma_buf->ops == &vgem_p2p_dmabuf_ops && obj->dev == dev) {
+		drm_gem_object_get(obj);
+		return obj;
+	}
+	return drm_gem_prime_import(dev, dma_buf);
 }

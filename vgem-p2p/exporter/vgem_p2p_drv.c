@@ -88,6 +88,11 @@ static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
 	args->devmem_p2p_maps = atomic64_read(&c->devmem_p2p_maps);
 	args->devmem_to_device = atomic64_read(&c->devmem_to_device);
 	args->devmem_to_ram = atomic64_read(&c->devmem_to_ram);
+	args->dmabuf_attachments = atomic64_read(&c->dmabuf_attachments);
+	args->dmabuf_maps_p2p = atomic64_read(&c->dmabuf_maps_p2p);
+	args->dmabuf_maps_system = atomic64_read(&c->dmabuf_maps_system);
+	args->dmabuf_unmaps = atomic64_read(&c->dmabuf_unmaps);
+	args->move_notifies = atomic64_read(&c->move_notifies);
 
 	mutex_lock(&vdev->lock);
 	args->vram_size = vdev->vram_size;
@@ -171,6 +176,7 @@ static const struct drm_driver vgem_p2p_driver = {
 	.dumb_create = vgem_p2p_dumb_create,
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import = vgem_p2p_gem_prime_import,
 	.debugfs_init = vgem_p2p_debugfs_init,
 
 	.name = DRIVER_NAME,

@@ -5,19 +5,38 @@
  * Locking, outermost first:
  *
  *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_map)
- *     vgem_p2p_device.lock           VRAM allocator and all placements
- *       i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
- *         vgem_p2p_object.maps_lock  importer mappings (p2p_unmap)
+ *     dma_resv of an object (reservation_ww_class)
+ *       vgem_p2p_device.lock           VRAM allocator and all placements
+ *         i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
+ *           vgem_p2p_object.maps_lock  importer mappings (p2p_unmap)
+ *
+ * An object's placement changes only with both its dma_resv and the
+ * device lock held; reading it needs either. The dma_resv comes first
+ * because dma-buf calls us with it held (pin, map_dma_buf) and because
+ * dma_buf_move_notify() must be called with it: the object being moved
+ * on request (move ioctl, p2p_map, pin, map_dma_buf) is locked by the
+ * caller before the device lock. Other objects that eviction and
+ * compaction would move are found under the device lock, so, as TTM's
+ * eviction does, their dma_resv is only try-locked there; an object
+ * whose dma_resv is busy (an importer DMAing from it, say) is skipped as
+ * if pinned. The CPU fault handler try-locks too, for the optional return
+ * of an evicted object to VRAM.
+ *
+ * Importers' move_notify callbacks run inside our moves with the dma_resv
+ * and the device lock held, and call back into dma_buf_unmap_attachment():
+ * so unmap_dma_buf takes no lock of ours.
  *
  * p2p_unmap() is called by importers from their mmu notifier callbacks,
  * i.e. from inside our own invalidations, which run with the device lock
  * held: so it takes only maps_lock, which is never held across an
  * invalidation. Nothing may copy to or from user space under the device
- * lock, as a user fault would take mmap_lock inside it.
+ * lock or a dma_resv, as a user fault would take mmap_lock inside them.
  */
 #ifndef _VGEM_P2P_DRV_H_
 #define _VGEM_P2P_DRV_H_
 
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/memremap.h>
 #include <linux/mutex.h>
 #include <linux/p2p_map.h>
@@ -55,6 +74,11 @@ struct vgem_p2p_counters {
 	atomic64_t devmem_p2p_maps;
 	atomic64_t devmem_to_device;
 	atomic64_t devmem_to_ram;
+	atomic64_t dmabuf_attachments;	/* live */
+	atomic64_t dmabuf_maps_p2p;
+	atomic64_t dmabuf_maps_system;
+	atomic64_t dmabuf_unmaps;
+	atomic64_t move_notifies;
 };
 
 /*
@@ -90,8 +114,8 @@ struct vgem_p2p_device {
 	 * (vgem_p2p_object.in_vram/node/pages/pin_count). One lock for the
 	 * device keeps moves simple: compaction and eviction move several
 	 * objects at once, and CPU faults and p2p_map must not race with
-	 * any of them. A driver with real concurrency would use per-object
-	 * ww_mutexes (dma_resv) as TTM does.
+	 * any of them. Moving an object also takes its dma_resv, which
+	 * dma-buf importers hold while they DMA (see the top of this file).
 	 */
 	struct mutex lock;
 	struct drm_mm mm;
@@ -111,7 +135,11 @@ struct vgem_p2p_object {
 	struct drm_gem_object base;
 	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
 
-	/* Placement, protected by vgem_p2p_device.lock */
+	/*
+	 * Placement: changed with the object's dma_resv and the device lock
+	 * held, read under either (see the top of this file). pin_count
+	 * (non-dynamic dma-buf importers) under the device lock.
+	 */
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
 	struct page **pages;		/* system pages when !in_vram */
@@ -126,6 +154,16 @@ struct vgem_p2p_object {
 	unsigned int nr_fallback_maps;
 	atomic64_t p2p_maps_total;
 	atomic64_t fallback_maps_total;
+
+	/*
+	 * Our dma-buf while it exists (export to release), under the
+	 * object's dma_resv. Not obj->dma_buf, which is dropped with the last
+	 * GEM handle while the dma-buf and its attachments live on.
+	 */
+	struct dma_buf *dmabuf;
+	atomic_t nr_attachments;
+	atomic_t dmabuf_system_maps;	/* live, of system pages */
+	atomic64_t move_notifies;
 
 	struct work_struct free_work;
 };
@@ -209,6 +247,7 @@ int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
 enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags);
+bool vgem_p2p_importer_translated(struct device *importer);
 int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 			enum vgem_p2p_map_kind kind, u64 bar_offset, u64 size,
 			enum dma_data_direction dir, dma_addr_t *addr);
@@ -225,7 +264,8 @@ void vgem_p2p_invalidate(struct vgem_p2p_object *bo);
 int vgem_p2p_move_to_system(struct vgem_p2p_object *bo);
 int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 			  enum vgem_p2p_alloc policy);
-void vgem_p2p_compact(struct vgem_p2p_device *vdev);
+void vgem_p2p_compact(struct vgem_p2p_device *vdev,
+		      struct vgem_p2p_object *self);
 int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 		       struct vgem_p2p_object *self);
 void vgem_p2p_evict_all(struct vgem_p2p_device *vdev);
@@ -240,9 +280,10 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 
 /* vgem_p2p_dmabuf.c */
-int vgem_p2p_gem_pin(struct drm_gem_object *obj);
-void vgem_p2p_gem_unpin(struct drm_gem_object *obj);
-struct sg_table *vgem_p2p_gem_get_sg_table(struct drm_gem_object *obj);
+struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
+					  int flags);
+struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
+						 struct dma_buf *dma_buf);
 
 /* vgem_p2p_debugfs.c */
 void vgem_p2p_debugfs_init(struct drm_minor *minor);

@@ -22,7 +22,7 @@
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
 
-static bool vgem_p2p_importer_translated(struct device *importer)
+bool vgem_p2p_importer_translated(struct device *importer)
 {
 	struct iommu_domain *domain = iommu_get_domain_for_dev(importer);
 
@@ -70,8 +70,13 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_bus);
 		return 0;
 	}
+	/*
+	 * A BAR has no CPU cache to sync; saying so also tells DMA-API
+	 * debugging that overlapping mappings (vma and dma-buf importers of
+	 * one object) are intended.
+	 */
 	*addr = dma_map_resource(importer, vdev->bar_phys + bar_offset, size,
-				 dir, 0);
+				 dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (dma_mapping_error(importer, *addr))
 		return -EIO;
 	atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_iova);
@@ -83,7 +88,8 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir)
 {
 	if (kind == VGEM_P2P_MAP_IOVA)
-		dma_unmap_resource(importer, addr, size, dir, 0);
+		dma_unmap_resource(importer, addr, size, dir,
+				   DMA_ATTR_SKIP_CPU_SYNC);
 }
 
 /* The fallback: the object is in system memory; map its pages */
@@ -136,6 +142,7 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
 
 	if (map->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
 	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count) {
@@ -210,6 +217,8 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		ret = -ENODEV;
 		goto err_free_pages;
 	}
+	/* The mapping may move the object: mmap_lock > dma_resv, see drv.h */
+	dma_resv_lock(bo->base.resv, NULL);
 	mutex_lock(&vdev->lock);
 	ret = vgem_p2p_map_locked(vdev, bo, map, dma_addrs);
 	if (!ret) {
@@ -226,6 +235,7 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		trace_vgem_p2p_map(bo, map);
 	}
 	mutex_unlock(&vdev->lock);
+	dma_resv_unlock(bo->base.resv);
 	drm_dev_exit(idx);
 	if (ret)
 		goto err_free_pages;

@@ -85,9 +85,7 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 	.free = vgem_p2p_gem_free,
 	.mmap = vgem_p2p_gem_mmap,
 	.vm_ops = &vgem_p2p_vm_ops,
-	.pin = vgem_p2p_gem_pin,
-	.unpin = vgem_p2p_gem_unpin,
-	.get_sg_table = vgem_p2p_gem_get_sg_table,
+	.export = vgem_p2p_gem_prime_export,
 };
 
 /**
@@ -240,6 +238,9 @@ int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 	args->pad2 = 0;
 	args->p2p_maps = atomic64_read(&bo->p2p_maps_total);
 	args->fallback_maps = atomic64_read(&bo->fallback_maps_total);
+	args->dmabuf_attachments = atomic_read(&bo->nr_attachments);
+	args->pad3 = 0;
+	args->move_notifies = atomic64_read(&bo->move_notifies);
 
 	drm_gem_object_put(obj);
 	return 0;

@@ -31,6 +31,7 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	pgoff_t pgoff = vmf->pgoff - drm_vma_node_start(&bo->base.vma_node);
+	bool resv_locked;
 	vm_fault_t ret;
 	int idx;
 
@@ -42,14 +43,18 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return VM_FAULT_SIGBUS;
 
-	mutex_lock(&vdev->lock);
 	/*
 	 * An evicted VRAM object comes back on use, if that costs no one
 	 * else their place; not while importers use it through the
-	 * fallback, which would only push it out again.
+	 * fallback, which would only push it out again. Only if its
+	 * dma_resv is free: this is an optimisation, worth no wait.
 	 */
-	if (!bo->in_vram && !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
-	    !READ_ONCE(bo->nr_fallback_maps) && !bo->pin_count)
+	resv_locked = dma_resv_trylock(bo->base.resv);
+	mutex_lock(&vdev->lock);
+	if (resv_locked && !bo->in_vram &&
+	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
+	    !READ_ONCE(bo->nr_fallback_maps) &&
+	    !atomic_read(&bo->dmabuf_system_maps) && !bo->pin_count)
 		vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT);
 
 	if (bo->in_vram) {
@@ -63,6 +68,8 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 				     page_to_pfn(bo->pages[pgoff]));
 	}
 	mutex_unlock(&vdev->lock);
+	if (resv_locked)
+		dma_resv_unlock(bo->base.resv);
 
 	drm_dev_exit(idx);
 	return ret;

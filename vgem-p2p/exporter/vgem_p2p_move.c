@@ -3,13 +3,17 @@
  * Moving objects: forced moves (DRM_IOCTL_VGEM_P2P_MOVE), compaction of
  * fragmented VRAM, eviction to system memory and the way back.
  *
- * Every move follows the same steps, under the device lock:
+ * Every move follows the same steps, under the object's dma_resv and the
+ * device lock (see vgem_p2p_drv.h for the order, and why eviction and
+ * compaction only try-lock the dma_resv of the objects they move):
  *  1. invalidate: zap the object's range in every CPU mapping of the
  *     device file. That fires the mmu notifiers of every process mapping
  *     it, and importers release their p2p mappings (p2p_unmap) from their
- *     callbacks, before unmap_mapping_range() returns. CPU faults and new
- *     p2p_map calls wait for the device lock, so after this step nobody
- *     can reach the old location;
+ *     callbacks, before unmap_mapping_range() returns. Then tell the
+ *     dynamic importers of its dma-buf (dma_buf_move_notify()), which
+ *     drop their mappings and map again, under the dma_resv, after the
+ *     move. CPU faults, new p2p_map and map_dma_buf calls wait for the
+ *     device lock, so after this step nobody can reach the old location;
  *  2. copy the contents to the new location;
  *  3. switch the placement;
  *  4. poison the old VRAM location.
@@ -28,10 +32,35 @@ void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
 	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
 
 	drm_vma_node_unmap(&bo->base.vma_node, vdev->drm.anon_inode->i_mapping);
 	atomic64_inc(&vdev->stats.invalidations);
 	trace_vgem_p2p_invalidate(bo, READ_ONCE(bo->nr_maps));
+
+	if (bo->dmabuf) {
+		trace_vgem_p2p_move_notify(bo, atomic_read(&bo->nr_attachments));
+		dma_buf_move_notify(bo->dmabuf);
+		atomic64_inc(&bo->move_notifies);
+		atomic64_inc(&vdev->stats.move_notifies);
+	}
+}
+
+/*
+ * Lock an object that eviction or compaction would move for somebody
+ * else. @self is the object the caller moves, whose dma_resv it holds.
+ */
+static bool vgem_p2p_trylock_other(struct vgem_p2p_object *bo,
+				   struct vgem_p2p_object *self)
+{
+	return bo == self || dma_resv_trylock(bo->base.resv);
+}
+
+static void vgem_p2p_unlock_other(struct vgem_p2p_object *bo,
+				  struct vgem_p2p_object *self)
+{
+	if (bo != self)
+		dma_resv_unlock(bo->base.resv);
 }
 
 static void vgem_p2p_moved(struct vgem_p2p_object *bo, u64 bytes)
@@ -181,15 +210,57 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 	return 0;
 }
 
+/* Slide one object down to the lowest hole below its end */
+static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
+				 struct vgem_p2p_object *bo)
+{
+	struct drm_mm_node *node = &bo->node;
+	u64 old = node->start, size = node->size;
+	u64 new;
+	int ret;
+
+	vgem_p2p_invalidate(bo);
+	drm_mm_remove_node(node);
+	ret = drm_mm_insert_node_in_range(&vdev->mm, node, size, PAGE_SIZE, 0,
+					  0, old + size, DRM_MM_INSERT_LOW);
+	/* Its own place is free, so this cannot fail */
+	if (WARN_ON(ret)) {
+		node->start = old;
+		node->size = size;
+		drm_mm_reserve_node(&vdev->mm, node);
+		return;
+	}
+	new = node->start;
+	if (new == old)
+		return;
+	if (vgem_p2p_copy_vram(vdev, new, old, size)) {
+		/* out of memory for the bounce page: put it back */
+		drm_mm_remove_node(node);
+		node->start = old;
+		node->size = size;
+		drm_mm_reserve_node(&vdev->mm, node);
+		return;
+	}
+	if (new + size <= old)
+		vgem_p2p_vram_poison(vdev, old, size);
+	else
+		vgem_p2p_vram_poison(vdev, new + size, old - new);
+	vgem_p2p_moved(bo, size);
+	trace_vgem_p2p_move(bo, old, new);
+}
+
 /**
  * vgem_p2p_compact - slide every movable VRAM object as low as it goes
  * @vdev: the device
+ * @self: an object whose dma_resv the caller holds, or NULL
  *
  * Walks the objects in address order. Each is taken out of the allocator
  * and put back at the lowest hole that fits it, which is never above its
- * old place: so the copy runs forward, and overlap is harmless.
+ * old place: so the copy runs forward, and overlap is harmless. Pinned
+ * objects, and those whose dma_resv is busy, stay where they are.
  */
-void vgem_p2p_compact(struct vgem_p2p_device *vdev)
+void vgem_p2p_compact(struct vgem_p2p_device *vdev,
+		      struct vgem_p2p_object *self)
 {
 	struct drm_mm_node *node, *next;
 
@@ -199,49 +270,28 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 	drm_mm_for_each_node_safe(node, next, &vdev->mm) {
 		struct vgem_p2p_object *bo =
 			container_of(node, struct vgem_p2p_object, node);
-		u64 old = node->start, size = node->size;
-		u64 new;
-		int ret;
 
-		if (bo->pin_count)
+		if (bo->pin_count || !vgem_p2p_trylock_other(bo, self))
 			continue;
-
-		vgem_p2p_invalidate(bo);
-		drm_mm_remove_node(node);
-		ret = drm_mm_insert_node_in_range(&vdev->mm, node, size,
-						  PAGE_SIZE, 0, 0, old + size,
-						  DRM_MM_INSERT_LOW);
-		/* Its own place is free, so this cannot fail */
-		if (WARN_ON(ret)) {
-			node->start = old;
-			node->size = size;
-			drm_mm_reserve_node(&vdev->mm, node);
-			continue;
-		}
-		new = node->start;
-		if (new == old)
-			continue;
-		if (vgem_p2p_copy_vram(vdev, new, old, size)) {
-			/* out of memory for the bounce page: put it back */
-			drm_mm_remove_node(node);
-			node->start = old;
-			node->size = size;
-			drm_mm_reserve_node(&vdev->mm, node);
-			continue;
-		}
-		if (new + size <= old)
-			vgem_p2p_vram_poison(vdev, old, size);
-		else
-			vgem_p2p_vram_poison(vdev, new + size, old - new);
-		vgem_p2p_moved(bo, size);
-		trace_vgem_p2p_move(bo, old, new);
+		vgem_p2p_compact_one(vdev, bo);
+		vgem_p2p_unlock_other(bo, self);
 	}
+}
+
+/* Dying: its free is queued behind our lock; take the VRAM back, no copy */
+static void vgem_p2p_drop_dying(struct vgem_p2p_device *vdev,
+				struct vgem_p2p_object *bo)
+{
+	vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
+	vgem_p2p_vram_free(vdev, &bo->node);
+	bo->in_vram = false;
 }
 
 /**
  * vgem_p2p_evict_one - evict the oldest object in VRAM other than @self
  * @vdev: the device
- * @self: an object not to evict, or NULL
+ * @self: an object not to evict, whose dma_resv the caller may hold, or
+ *	NULL
  *
  * Return: 0 if one was evicted, -ENOSPC if none could be.
  */
@@ -249,24 +299,23 @@ int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 		       struct vgem_p2p_object *self)
 {
 	struct vgem_p2p_object *bo;
+	int ret;
 
 	lockdep_assert_held(&vdev->lock);
 
 	list_for_each_entry(bo, &vdev->objects, link) {
 		if (bo == self || !bo->in_vram || bo->pin_count)
 			continue;
-		/*
-		 * Dying: its free is queued behind our lock. Nobody can map
-		 * it any more, so just take the VRAM back; no copy.
-		 */
+		/* Nobody can map a dying object any more */
 		if (!kref_read(&bo->base.refcount)) {
-			vgem_p2p_vram_poison(vdev, bo->node.start,
-					     bo->base.size);
-			vgem_p2p_vram_free(vdev, &bo->node);
-			bo->in_vram = false;
+			vgem_p2p_drop_dying(vdev, bo);
 			return 0;
 		}
-		if (vgem_p2p_move_to_system(bo))
+		if (!dma_resv_trylock(bo->base.resv))
+			continue;
+		ret = vgem_p2p_move_to_system(bo);
+		dma_resv_unlock(bo->base.resv);
+		if (ret)
 			continue;
 		/* evicted: to the end of the line */
 		list_move_tail(&bo->link, &vdev->objects);
@@ -275,16 +324,41 @@ int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 	return -ENOSPC;
 }
 
-/* Device going away: keep the data of objects that outlive it */
+/*
+ * Device going away: keep the data of objects that outlive it. One
+ * object at a time, since its dma_resv must be taken before the device
+ * lock; an object that cannot be copied for lack of memory loses its
+ * contents, as the BAR goes away anyway.
+ */
 void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 {
 	struct vgem_p2p_object *bo;
 
-	mutex_lock(&vdev->lock);
-	list_for_each_entry(bo, &vdev->objects, link)
-		if (vgem_p2p_move_to_system(bo))
+	for (;;) {
+		mutex_lock(&vdev->lock);
+		list_for_each_entry(bo, &vdev->objects, link) {
+			if (!bo->in_vram)
+				continue;
+			if (kref_get_unless_zero(&bo->base.refcount))
+				break;
+			vgem_p2p_drop_dying(vdev, bo);
+		}
+		mutex_unlock(&vdev->lock);
+		if (list_entry_is_head(bo, &vdev->objects, link))
+			return;
+
+		dma_resv_lock(bo->base.resv, NULL);
+		mutex_lock(&vdev->lock);
+		if (vgem_p2p_move_to_system(bo)) {
 			vgem_p2p_invalidate(bo);
-	mutex_unlock(&vdev->lock);
+			vgem_p2p_drop_dying(vdev, bo);
+			drm_warn(&vdev->drm, "object %p lost: out of memory\n",
+				 bo);
+		}
+		mutex_unlock(&vdev->lock);
+		dma_resv_unlock(bo->base.resv);
+		drm_gem_object_put(&bo->base);
+	}
 }
 
 int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
@@ -327,6 +401,9 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		goto out_put;
 	}
 
+	ret = dma_resv_lock_interruptible(obj->resv, NULL);
+	if (ret)
+		goto out_exit;
 	mutex_lock(&vdev->lock);
 	switch (args->target) {
 	case VGEM_P2P_MOVE_SYSTEM:
@@ -342,7 +419,8 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	}
 	args->offset = bo->in_vram ? bo->node.start : ~0ull;
 	mutex_unlock(&vdev->lock);
-
+	dma_resv_unlock(obj->resv);
+out_exit:
 	drm_dev_exit(idx);
 out_put:
 	drm_gem_object_put(obj);

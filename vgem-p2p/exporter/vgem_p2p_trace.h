@@ -101,6 +101,21 @@ TRACE_EVENT(vgem_p2p_invalidate,
 		  __entry->bo, __entry->nr_maps)
 );
 
+TRACE_EVENT(vgem_p2p_move_notify,
+	TP_PROTO(struct vgem_p2p_object *bo, int nr_attachments),
+	TP_ARGS(bo, nr_attachments),
+	TP_STRUCT__entry(
+		__field(const void *, bo)
+		__field(int, nr_attachments)
+	),
+	TP_fast_assign(
+		__entry->bo = bo;
+		__entry->nr_attachments = nr_attachments;
+	),
+	TP_printk("bo=%p dma-buf attachments=%d",
+		  __entry->bo, __entry->nr_attachments)
+);
+
 TRACE_EVENT(vgem_p2p_migrate,
 	TP_PROTO(unsigned long start, unsigned long npages, bool to_device),
 	TP_ARGS(start, npages, to_device),

@@ -41,7 +41,7 @@ static int vgem_p2p_vram_insert(struct vgem_p2p_device *vdev,
  * @size: page-aligned size
  * @policy: whether other objects may be evicted
  * @self: the object the VRAM is for, which must not be evicted for
- *	itself, or NULL
+ *	itself, or NULL; the caller holds its dma_resv
  *
  * Return: 0, or -ENOSPC.
  */
@@ -59,7 +59,7 @@ int vgem_p2p_vram_alloc(struct vgem_p2p_device *vdev, struct drm_mm_node *node,
 			return 0;
 		/* Enough free in total, but in pieces: slide objects down */
 		if (vdev->vram_size - vdev->vram_used >= size) {
-			vgem_p2p_compact(vdev);
+			vgem_p2p_compact(vdev, self);
 			if (!vgem_p2p_vram_insert(vdev, node, size))
 				return 0;
 		}

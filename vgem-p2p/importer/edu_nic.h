@@ -3,11 +3,18 @@
  * edu_nic: a simulated NIC on QEMU's edu device. Internal definitions.
  *
  * Lock order, outermost first:
- *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic_mr.lock >
- *   edu_nic.dma_lock
+ *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > dma_resv of a dma-buf >
+ *   edu_nic_mr.lock > edu_nic.dma_lock
  * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
  * ioremap, copy_*_user) while holding it or anything inside it.
+ *
+ * A dma-buf registration's mapping is made and dropped under the
+ * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
+ * the exporter calls with it held, possibly from inside its own locks),
+ * and its DMA runs under it: so a DMA never overlaps a move. mr->lock
+ * only guards its state and counters there; nothing calls the exporter
+ * under it.
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -129,12 +136,19 @@ struct edu_nic_file {
 	u32 next_key;
 };
 
+/* What a registration names */
+enum edu_nic_mr_kind {
+	EDU_NIC_KIND_VMA,	/* a range of the owner's address space */
+	EDU_NIC_KIND_DMABUF,	/* a range of a dma-buf */
+};
+
 /**
  * struct edu_nic_mr - a registered memory region and its mirror
  * @nic: the device.
  * @kref: held by the file's xarray and by every ioctl using the region.
  * @key: the key user space names it by.
- * @start: first address.
+ * @kind: what it names.
+ * @start: first address; for a dma-buf, offset in it.
  * @length: length in bytes, a multiple of PAGE_SIZE.
  * @npages: @length in pages.
  * @access: EDU_NIC_ACCESS_* bits.
@@ -155,11 +169,15 @@ struct edu_nic_file {
  *	HMM_PFN_P2P entries, our dma_map_page() result for the others.
  * @p2p_maps: the p2p mappings the installed mirror holds (struct p2p_map).
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
+ * @dmabuf: the dma-buf of a dma-buf registration, referenced.
+ * @attach: our dynamic attachment to it.
+ * @sgt: the exporter's mapping while @valid, under the dma_resv.
  */
 struct edu_nic_mr {
 	struct edu_nic *nic;
 	struct kref kref;
 	u32 key;
+	enum edu_nic_mr_kind kind;
 	unsigned long start;
 	unsigned long length;
 	unsigned long npages;
@@ -177,6 +195,10 @@ struct edu_nic_mr {
 	dma_addr_t *dma_addrs;
 	struct list_head p2p_maps;
 	struct edu_nic_stats stats;
+
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
 };
 
 /* edu_nic_drv.c */
@@ -194,6 +216,23 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 		       size_t len);
 
 /* edu_nic_mr.c */
+
+/* Add to a counter of the region and of its device. */
+#define edu_nic_mr_count(mr, field, n) do {				\
+	struct edu_nic_mr *__mr = (mr);					\
+	u64 __n = (n);							\
+									\
+	lockdep_assert_held(&__mr->lock);				\
+	__mr->stats.field += __n;					\
+	atomic64_add(__n, &__mr->nic->stats.field);			\
+} while (0)
+
+struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
+				    unsigned long length, u32 access,
+				    enum edu_nic_mr_kind kind);
+void edu_nic_mr_free(struct edu_nic_mr *mr);
+int edu_nic_mr_publish(struct edu_nic_mr *mr);
+enum dma_data_direction edu_nic_mr_dir(bool writable);
 struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 				     const struct edu_nic_reg_mr *req);
 int edu_nic_mr_prefetch(struct edu_nic_mr *mr);
@@ -201,6 +240,14 @@ void edu_nic_mr_put(struct edu_nic_mr *mr);
 int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req);
 void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out);
 void edu_nic_mr_kill_all(struct edu_nic *nic);
+
+/* edu_nic_dmabuf.c */
+struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
+					 const struct edu_nic_reg_dmabuf *req);
+int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr);
+void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr);
+void edu_nic_dmabuf_kill(struct edu_nic_mr *mr);
+void edu_nic_dmabuf_release(struct edu_nic_mr *mr);
 
 /* edu_nic_ioctl.c */
 long edu_nic_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);

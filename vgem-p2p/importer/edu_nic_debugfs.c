@@ -79,8 +79,10 @@ static int edu_nic_mrs_show(struct seq_file *m, void *unused)
 	mutex_lock(&nic->mr_list_lock);
 	list_for_each_entry(mr, &nic->mr_list, node) {
 		edu_nic_mr_snapshot(mr, &st);
-		seq_printf(m, "mr %u addr %#llx length %#llx access %s%s %s\n",
-			   mr->key, st.addr, st.length,
+		seq_printf(m, "mr %u %s %#llx length %#llx access %s%s %s\n",
+			   mr->key,
+			   mr->kind == EDU_NIC_KIND_DMABUF ? "dmabuf-offset" :
+			   "addr", st.addr, st.length,
 			   st.access & EDU_NIC_ACCESS_READ ? "r" : "",
 			   st.access & EDU_NIC_ACCESS_WRITE ? "w" : "",
 			   !(st.state & EDU_NIC_MR_MIRRORED) ? "unmirrored" :

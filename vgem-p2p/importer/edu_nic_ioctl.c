@@ -60,6 +60,50 @@ err_put_mr:
 	return ret;
 }
 
+static int edu_nic_ioctl_reg_dmabuf(struct edu_nic_file *f, void __user *argp)
+{
+	struct edu_nic_reg_dmabuf req;
+	struct edu_nic_mr *mr;
+	u32 key;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.key)
+		return -EINVAL;
+	if (!req.access || (req.access & ~EDU_NIC_ACCESS_MASK))
+		return -EINVAL;
+	if (!req.length || req.length > EDU_NIC_MR_MAX_LENGTH ||
+	    !PAGE_ALIGNED(req.offset) || !PAGE_ALIGNED(req.length) ||
+	    req.offset + req.length < req.offset)
+		return -EINVAL;
+	/* dma_buf_get() takes an int; a "negative" fd is no file */
+	if (req.fd > INT_MAX)
+		return -EBADF;
+
+	mr = edu_nic_dmabuf_create(f->nic, &req);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+
+	ret = xa_alloc_cyclic(&f->mrs, &key, mr, xa_limit_32b, &f->next_key,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_put_mr;
+	mr->key = key;
+
+	req.key = key;
+	if (copy_to_user(argp, &req, sizeof(req))) {
+		xa_erase(&f->mrs, key);
+		ret = -EFAULT;
+		goto err_put_mr;
+	}
+	return 0;
+
+err_put_mr:
+	edu_nic_mr_put(mr);
+	return ret;
+}
+
 static int edu_nic_ioctl_dereg_mr(struct edu_nic_file *f, void __user *argp)
 {
 	struct edu_nic_dereg_mr req;
@@ -239,6 +283,8 @@ long edu_nic_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case EDU_NIC_IOCTL_REG_MR:
 		return edu_nic_ioctl_reg_mr(f, argp);
+	case EDU_NIC_IOCTL_REG_DMABUF:
+		return edu_nic_ioctl_reg_dmabuf(f, argp);
 	case EDU_NIC_IOCTL_DEREG_MR:
 		return edu_nic_ioctl_dereg_mr(f, argp);
 	case EDU_NIC_IOCTL_DMA:

@@ -28,16 +28,6 @@
 
 #include "edu_nic.h"
 
-/* Add to a counter of the region and of its device. */
-#define edu_nic_mr_count(mr, field, n) do {				\
-	struct edu_nic_mr *__mr = (mr);					\
-	u64 __n = (n);							\
-									\
-	lockdep_assert_held(&__mr->lock);				\
-	__mr->stats.field += __n;					\
-	atomic64_add(__n, &__mr->nic->stats.field);			\
-} while (0)
-
 /*
  * The CPU keeps using the pages while they are mapped (they are the
  * process's memory), so syncing at map and unmap time means nothing: each
@@ -47,7 +37,7 @@
  */
 #define EDU_NIC_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
 
-static enum dma_data_direction edu_nic_mr_dir(bool writable)
+enum dma_data_direction edu_nic_mr_dir(bool writable)
 {
 	return writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
@@ -244,7 +234,7 @@ err_count:
  * Return with mr->lock held and the mirror installed, writable if @write:
  * the state in which the device may use mr->dma_addrs.
  */
-static int edu_nic_mr_lock_mirror(struct edu_nic_mr *mr, bool write)
+static int edu_nic_mr_lock_vma(struct edu_nic_mr *mr, bool write)
 {
 	unsigned long timeout =
 		jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
@@ -274,6 +264,25 @@ static int edu_nic_mr_lock_mirror(struct edu_nic_mr *mr, bool write)
 	}
 }
 
+/*
+ * Return with the mirror installed (writable if @write) and locked against
+ * invalidation: the state in which the device may use mr->dma_addrs.
+ */
+static int edu_nic_mr_lock_mirror(struct edu_nic_mr *mr, bool write)
+{
+	if (mr->kind == EDU_NIC_KIND_DMABUF)
+		return edu_nic_dmabuf_lock_mirror(mr);
+	return edu_nic_mr_lock_vma(mr, write);
+}
+
+static void edu_nic_mr_unlock_mirror(struct edu_nic_mr *mr)
+{
+	if (mr->kind == EDU_NIC_KIND_DMABUF)
+		edu_nic_dmabuf_unlock_mirror(mr);
+	else
+		mutex_unlock(&mr->lock);
+}
+
 /**
  * edu_nic_mr_prefetch - mirror a whole region now
  * @mr: the region
@@ -287,7 +296,7 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
 	mutex_lock(&mr->op_lock);
 	ret = edu_nic_mr_lock_mirror(mr, mr->access & EDU_NIC_ACCESS_WRITE);
 	if (!ret)
-		mutex_unlock(&mr->lock);
+		edu_nic_mr_unlock_mirror(mr);
 	mutex_unlock(&mr->op_lock);
 	return ret;
 }
@@ -308,8 +317,8 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 		return ret;
 
 	addr = mr->dma_addrs[i] + pgoff;
-	/* Exporters own the coherency of what they hand out p2p. */
-	own = !(mr->pfns[i] & HMM_PFN_P2P);
+	/* Exporters own the coherency of what they map, dma-bufs included. */
+	own = mr->kind == EDU_NIC_KIND_VMA && !(mr->pfns[i] & HMM_PFN_P2P);
 	/*
 	 * Sync with the direction the page was mapped with, as the DMA API
 	 * requires: with two registrations over one page, DMA-API debugging
@@ -330,7 +339,7 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 	if (!ret)
 		mr->stats.device_dma_bytes += len;
 
-	mutex_unlock(&mr->lock);
+	edu_nic_mr_unlock_mirror(mr);
 	return ret;
 }
 
@@ -376,7 +385,7 @@ again:
 		else
 			memcpy_fromio(buf, io + pgoff, len);
 	} else {
-		mutex_unlock(&mr->lock);
+		edu_nic_mr_unlock_mirror(mr);
 		if (io)
 			iounmap(io);
 		io = ioremap_wc(phys, PAGE_SIZE);
@@ -388,7 +397,7 @@ again:
 	edu_nic_mr_count(mr, bulk_bytes, len);
 
 out_unlock:
-	mutex_unlock(&mr->lock);
+	edu_nic_mr_unlock_mirror(mr);
 out_iounmap:
 	if (io)
 		iounmap(io);
@@ -492,7 +501,90 @@ static int edu_nic_mr_check_vmas(struct mm_struct *mm, unsigned long start,
 }
 
 /**
- * edu_nic_mr_create - make a registration
+ * edu_nic_mr_alloc - a new, unpublished registration
+ * @nic: the device
+ * @start: first address, or offset in a dma-buf
+ * @length: page-aligned length
+ * @access: EDU_NIC_ACCESS_* bits
+ * @kind: what it names
+ *
+ * Return: the region with one reference, or NULL.
+ */
+struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
+				    unsigned long length, u32 access,
+				    enum edu_nic_mr_kind kind)
+{
+	struct edu_nic_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return NULL;
+	mr->nic = nic;
+	kref_init(&mr->kref);
+	mr->kind = kind;
+	mr->start = start;
+	mr->length = length;
+	mr->npages = length >> PAGE_SHIFT;
+	mr->access = access;
+	mutex_init(&mr->op_lock);
+	mutex_init(&mr->lock);
+	INIT_LIST_HEAD(&mr->p2p_maps);
+
+	/* hmm_range_fault() output: vma registrations only */
+	if (kind == EDU_NIC_KIND_VMA) {
+		mr->pfns = kvcalloc(mr->npages, sizeof(*mr->pfns), GFP_KERNEL);
+		if (!mr->pfns)
+			goto err_free_mr;
+	}
+	mr->dma_addrs = kvcalloc(mr->npages, sizeof(*mr->dma_addrs),
+				 GFP_KERNEL);
+	if (!mr->dma_addrs)
+		goto err_free_pfns;
+	return mr;
+
+err_free_pfns:
+	kvfree(mr->pfns);
+err_free_mr:
+	kfree(mr);
+	return NULL;
+}
+
+/**
+ * edu_nic_mr_free - free what edu_nic_mr_alloc() allocated
+ * @mr: the region, torn down
+ */
+void edu_nic_mr_free(struct edu_nic_mr *mr)
+{
+	mutex_destroy(&mr->lock);
+	mutex_destroy(&mr->op_lock);
+	kvfree(mr->dma_addrs);
+	kvfree(mr->pfns);
+	kfree(mr);
+}
+
+/**
+ * edu_nic_mr_publish - put a new region on its device's list
+ * @mr: the region
+ *
+ * Return: 0, or -ENODEV if the device was unbound meanwhile.
+ */
+int edu_nic_mr_publish(struct edu_nic_mr *mr)
+{
+	struct edu_nic *nic = mr->nic;
+
+	mutex_lock(&nic->mr_list_lock);
+	if (nic->dead) {
+		mutex_unlock(&nic->mr_list_lock);
+		return -ENODEV;
+	}
+	list_add_tail(&mr->node, &nic->mr_list);
+	atomic64_inc(&nic->stats.nr_mrs);
+	mutex_unlock(&nic->mr_list_lock);
+	return 0;
+}
+
+/**
+ * edu_nic_mr_create - make a registration of a range of the address space
  * @f: the open file; its mm is the caller's
  * @req: the validated request
  *
@@ -501,7 +593,6 @@ static int edu_nic_mr_check_vmas(struct mm_struct *mm, unsigned long start,
 struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 				     const struct edu_nic_reg_mr *req)
 {
-	struct edu_nic *nic = f->nic;
 	struct edu_nic_mr *mr;
 	int ret;
 
@@ -510,53 +601,26 @@ struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 	if (ret)
 		return ERR_PTR(ret);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = edu_nic_mr_alloc(f->nic, req->addr, req->length, req->access,
+			      EDU_NIC_KIND_VMA);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->nic = nic;
-	kref_init(&mr->kref);
-	mr->start = req->addr;
-	mr->length = req->length;
-	mr->npages = req->length >> PAGE_SHIFT;
-	mr->access = req->access;
-	mutex_init(&mr->op_lock);
-	mutex_init(&mr->lock);
-	INIT_LIST_HEAD(&mr->p2p_maps);
-
-	ret = -ENOMEM;
-	mr->pfns = kvcalloc(mr->npages, sizeof(*mr->pfns), GFP_KERNEL);
-	if (!mr->pfns)
-		goto err_free_mr;
-	mr->dma_addrs = kvcalloc(mr->npages, sizeof(*mr->dma_addrs),
-				 GFP_KERNEL);
-	if (!mr->dma_addrs)
-		goto err_free_pfns;
 
 	ret = mmu_interval_notifier_insert(&mr->notifier, f->mm, mr->start,
 					   mr->length,
 					   &edu_nic_mr_notifier_ops);
 	if (ret)
-		goto err_free_dma_addrs;
+		goto err_free_mr;
 
-	mutex_lock(&nic->mr_list_lock);
-	if (nic->dead) {
-		mutex_unlock(&nic->mr_list_lock);
-		ret = -ENODEV;
+	ret = edu_nic_mr_publish(mr);
+	if (ret)
 		goto err_remove_notifier;
-	}
-	list_add_tail(&mr->node, &nic->mr_list);
-	atomic64_inc(&nic->stats.nr_mrs);
-	mutex_unlock(&nic->mr_list_lock);
 	return mr;
 
 err_remove_notifier:
 	mmu_interval_notifier_remove(&mr->notifier);
-err_free_dma_addrs:
-	kvfree(mr->dma_addrs);
-err_free_pfns:
-	kvfree(mr->pfns);
 err_free_mr:
-	kfree(mr);
+	edu_nic_mr_free(mr);
 	return ERR_PTR(ret);
 }
 
@@ -570,17 +634,16 @@ static void edu_nic_mr_release(struct kref *kref)
 	atomic64_dec(&nic->stats.nr_mrs);
 	mutex_unlock(&nic->mr_list_lock);
 
-	/* No callback runs after this; then nothing else can map. */
-	mmu_interval_notifier_remove(&mr->notifier);
-	mutex_lock(&mr->lock);
-	edu_nic_mr_unmap_locked(mr);
-	mutex_unlock(&mr->lock);
-
-	mutex_destroy(&mr->lock);
-	mutex_destroy(&mr->op_lock);
-	kvfree(mr->dma_addrs);
-	kvfree(mr->pfns);
-	kfree(mr);
+	if (mr->kind == EDU_NIC_KIND_DMABUF) {
+		edu_nic_dmabuf_release(mr);
+	} else {
+		/* No callback runs after this; then nothing else can map. */
+		mmu_interval_notifier_remove(&mr->notifier);
+		mutex_lock(&mr->lock);
+		edu_nic_mr_unmap_locked(mr);
+		mutex_unlock(&mr->lock);
+	}
+	edu_nic_mr_free(mr);
 }
 
 /**
@@ -603,7 +666,8 @@ void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out)
 {
 	mutex_lock(&mr->lock);
 	out->state = (mr->valid ? EDU_NIC_MR_MIRRORED : 0) |
-		     (mr->writable ? EDU_NIC_MR_WRITABLE : 0);
+		     (mr->writable ? EDU_NIC_MR_WRITABLE : 0) |
+		     (mr->kind == EDU_NIC_KIND_DMABUF ? EDU_NIC_MR_DMABUF : 0);
 	out->addr = mr->start;
 	out->length = mr->length;
 	out->access = mr->access;
@@ -621,6 +685,10 @@ void edu_nic_mr_kill_all(struct edu_nic *nic)
 
 	mutex_lock(&nic->mr_list_lock);
 	list_for_each_entry(mr, &nic->mr_list, node) {
+		if (mr->kind == EDU_NIC_KIND_DMABUF) {
+			edu_nic_dmabuf_kill(mr);
+			continue;
+		}
 		mutex_lock(&mr->lock);
 		edu_nic_mr_unmap_locked(mr);
 		mutex_unlock(&mr->lock);

@@ -101,6 +101,32 @@ int vp2p_mr_register(int fd, void *addr, uint64_t length, uint32_t access,
 	return 0;
 }
 
+int vp2p_mr_register_dmabuf(int fd, int dmabuf_fd, uint64_t offset,
+			    uint64_t length, uint32_t access, uint32_t flags,
+			    uint32_t *key)
+{
+	struct edu_nic_reg_dmabuf r = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if (!key || !length || length > EDU_NIC_MR_MAX_LENGTH ||
+	    (offset & (page - 1)) || (length & (page - 1)) ||
+	    offset + length < offset || !access ||
+	    (access & ~EDU_NIC_ACCESS_MASK) || flags)
+		return -EINVAL;
+	if (dmabuf_fd < 0)
+		return -EBADF;
+	r.fd = dmabuf_fd;
+	r.offset = offset;
+	r.length = length;
+	r.access = access;
+	ret = edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &r);
+	if (ret)
+		return ret;
+	*key = r.key;
+	return 0;
+}
+
 int vp2p_mr_deregister(int fd, uint32_t key)
 {
 	struct edu_nic_dereg_mr d = { .key = key };

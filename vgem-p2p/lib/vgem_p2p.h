@@ -295,6 +295,33 @@ int vp2p_mr_register(int fd, void *addr, uint64_t length, uint32_t access,
 		     uint32_t flags, uint32_t *key);
 
 /**
+ * vp2p_mr_register_dmabuf() - register a range of a dma-buf
+ * @fd: an importer.
+ * @dmabuf_fd: a dma-buf, e.g. from vp2p_bo_export(); the registration
+ *	keeps its own reference, so it may be closed afterwards.
+ * @offset: page-aligned offset of the range in the dma-buf.
+ * @length: page-aligned, non-zero, at most EDU_NIC_MR_MAX_LENGTH; the
+ *	range must lie inside the dma-buf.
+ * @access: non-empty set of EDU_NIC_ACCESS_READ and EDU_NIC_ACCESS_WRITE.
+ * @flags: must be 0.
+ * @key: receives the registration's key, never 0.
+ *
+ * The importer attaches dynamically with peer-to-peer allowed: the
+ * exporter maps its device memory when the importer reaches it, system
+ * memory otherwise, and the importer follows the exporter's moves. The
+ * key works with vp2p_dma(), vp2p_mr_stats() and vp2p_mr_deregister()
+ * as any other.
+ *
+ * Return: 0, -EINVAL for bad arguments or a range outside the dma-buf,
+ * -EBADF for a bad @dmabuf_fd (-EINVAL if it is not a dma-buf), the
+ * exporter's error (-EPERM: write access to a read-only object), -ENODEV
+ * once the device is unbound, or -errno.
+ */
+int vp2p_mr_register_dmabuf(int fd, int dmabuf_fd, uint64_t offset,
+			    uint64_t length, uint32_t access, uint32_t flags,
+			    uint32_t *key);
+
+/**
  * vp2p_mr_deregister() - release a registration
  * @fd: the importer.
  * @key: its key; stale after the call. The device's mappings of the

@@ -8,6 +8,15 @@
  * DRM_IOCTL_VGEM_FENCE_SIGNAL with the same numbers and structs) plus the
  * ioctls below. mmap offsets come from DRM_IOCTL_MODE_MAP_DUMB.
  *
+ * PRIME export (DRM_IOCTL_PRIME_HANDLE_TO_FD) gives a dma-buf for dynamic
+ * importers: one that attaches with allow_peer2peer and reaches the BAR
+ * peer-to-peer (pci_p2pdma_distance()) is mapped the object's VRAM while
+ * it is there, and is told of every move (move_notify) to map it again;
+ * every other importer is mapped system memory, the object moving there
+ * first (non-dynamic importers also pin it there). A VGEM_P2P_CREATE_NO_P2P
+ * object is always mapped from system memory; a VGEM_P2P_CREATE_READ_ONLY
+ * one refuses mappings other than DMA_TO_DEVICE (-EPERM).
+ *
  * Rules common to every ioctl: fields named pad must be zero, and any
  * flag or enum value not defined here gets -EINVAL. A handle that does
  * not name a GEM object of the caller gets -ENOENT. A bad pointer to the
@@ -167,6 +176,13 @@ struct drm_vgem_p2p_move {
  *	return to VRAM).
  * @p2p_maps: out: importer mappings ever made of the object.
  * @fallback_maps: out: of those, served from system memory.
+ * @dmabuf_attachments: out: live attachments to the object's dma-buf.
+ * @pad3: out: zero.
+ * @move_notifies: out: times the importers of its dma-buf were told it
+ *	moved (dma_buf_move_notify()).
+ *
+ * The counters of mappings (@mappings, @p2p_maps, @fallback_maps) are
+ * those of the vma path; the dma-buf path has its own.
  */
 struct drm_vgem_p2p_obj_info {
 	__u32 handle;
@@ -180,6 +196,9 @@ struct drm_vgem_p2p_obj_info {
 	__u64 moves;
 	__u64 p2p_maps;
 	__u64 fallback_maps;
+	__u32 dmabuf_attachments;
+	__u32 pad3;
+	__u64 move_notifies;
 };
 
 /* drm_vgem_p2p_migrate.direction */
@@ -234,6 +253,14 @@ struct drm_vgem_p2p_migrate {
  * @vram_used: bytes of it in use.
  * @devmem_size: bytes of VRAM used as device-private memory.
  * @devmem_used: bytes of it in use.
+ * @dmabuf_attachments: live attachments to dma-bufs of the device's
+ *	objects, dynamic or not.
+ * @dmabuf_maps_p2p: dma-buf mappings handed out as VRAM (BAR bus
+ *	addresses or IOVAs; also counted in @p2p_pages_bus/@p2p_pages_iova).
+ * @dmabuf_maps_system: dma-buf mappings of system pages (importer not
+ *	peer-to-peer capable or not reachable, p2p denied, object evicted).
+ * @dmabuf_unmaps: dma-buf mappings released.
+ * @move_notifies: dma_buf_move_notify() calls: moves of exported objects.
  */
 struct drm_vgem_p2p_stats {
 	__u32 flags;
@@ -256,6 +283,11 @@ struct drm_vgem_p2p_stats {
 	__u64 vram_used;
 	__u64 devmem_size;
 	__u64 devmem_used;
+	__u64 dmabuf_attachments;
+	__u64 dmabuf_maps_p2p;
+	__u64 dmabuf_maps_system;
+	__u64 dmabuf_unmaps;
+	__u64 move_notifies;
 };
 
 #if defined(__cplusplus)

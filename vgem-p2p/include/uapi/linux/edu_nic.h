@@ -6,6 +6,13 @@
  * importer, and moves data between a region and a user buffer with the
  * edu DMA engine.
  *
+ * Memory can also be registered as a range of a dma-buf
+ * (EDU_NIC_IOCTL_REG_DMABUF): edu_nic attaches to it dynamically, with
+ * peer-to-peer allowed, and the exporter decides what it maps (its device
+ * memory, or system pages); on a move the exporter tells edu_nic
+ * (move_notify), which drops the mapping and maps again at the next DMA.
+ * Every other ioctl treats both kinds of registration alike.
+ *
  * One character device per bound edu device: /dev/edu_nic0, ...
  *
  * Rules common to every ioctl: fields named pad must be zero (-EINVAL),
@@ -17,7 +24,8 @@
  * process that opened it; an ioctl from another address space (a child
  * after fork, say) gets -EACCES. Closing the file, or the exit of the
  * process, releases every registration. Once the PCI device is unbound,
- * the mirrors are torn down and REG_MR, DMA and DMA_RAW get -ENODEV;
+ * the mirrors are torn down and REG_MR, REG_DMABUF, DMA and DMA_RAW get
+ * -ENODEV;
  * DEREG_MR, MR_STATS and DEV_STATS keep working until the file is closed.
  */
 #ifndef _UAPI_LINUX_EDU_NIC_H
@@ -76,6 +84,45 @@ struct edu_nic_reg_mr {
 };
 
 /**
+ * struct edu_nic_reg_dmabuf - EDU_NIC_IOCTL_REG_DMABUF, register a range
+ *	of a dma-buf
+ * @fd: in: a dma-buf file descriptor (a PRIME export, say). Not an open
+ *	file: -EBADF; not a dma-buf: -EINVAL. The registration keeps its
+ *	own reference: @fd may be closed afterwards.
+ * @flags: in: must be zero.
+ * @offset: in: page-aligned offset of the range in the dma-buf.
+ * @length: in: page-aligned, non-zero length, at most
+ *	EDU_NIC_MR_MAX_LENGTH; the range must lie inside the dma-buf.
+ *	Otherwise -EINVAL.
+ * @access: in: non-empty set of EDU_NIC_ACCESS_* bits. The dma-buf is
+ *	mapped for reading (DMA_TO_DEVICE) without EDU_NIC_ACCESS_WRITE,
+ *	bidirectionally with it; an exporter that refuses that mapping (a
+ *	read-only vgem-p2p object refuses writes: -EPERM) fails the
+ *	registration with its error.
+ * @key: in: must be zero. out: the key naming the registration; never 0.
+ *
+ * edu_nic attaches with dma_buf_dynamic_attach(), allowing peer-to-peer,
+ * and maps the range at once, so that errors show here. The exporter may
+ * move the memory at any time: it then calls edu_nic's move_notify with
+ * the dma-buf's reservation lock held, which edu_nic also holds while it
+ * DMAs; the mapping is dropped, and the next DMA maps it again (after the
+ * exporter's kernel fences, if any, signalled). The registration's
+ * counters (EDU_NIC_IOCTL_MR_STATS) count pages_p2p (addresses that do
+ * not reach system RAM: the exporter's device memory), pages_system,
+ * invalidations (move_notify calls that dropped a mapping) and remaps;
+ * faults counts mappings and p2p_maps those holding device memory. Its
+ * addr is @offset.
+ */
+struct edu_nic_reg_dmabuf {
+	__u32 fd;
+	__u32 flags;
+	__u64 offset;
+	__u64 length;
+	__u32 access;
+	__u32 key;
+};
+
+/**
  * struct edu_nic_dereg_mr - EDU_NIC_IOCTL_DEREG_MR
  * @key: in: the registration to release. Its device mappings are gone
  *	when the ioctl returns, unless a DMA on it runs in another thread:
@@ -126,11 +173,12 @@ struct edu_nic_dereg_mr {
  * longer mapped gets -EFAULT, a write to memory that has become
  * read-only or to a read-only exporter object -EPERM; an exporter that
  * cannot map its memory for the device (an IOMMU mapping failed) -EIO. A
- * region invalidated over and over while it is being mirrored, for a
- * whole second, gets -EBUSY. A device error or timeout gets -EIO; a
- * pending fatal signal -EINTR; an unbound device (or exporter) -ENODEV;
- * out of memory -ENOMEM. On an error, part of the transfer may have been
- * done.
+ * dma-buf registration is mapped again through its exporter instead,
+ * whose error is returned. A region invalidated over and over while it
+ * is being mirrored, for a whole second, gets -EBUSY. A device error or
+ * timeout gets -EIO; a pending fatal signal -EINTR; an unbound device (or
+ * exporter) -ENODEV; out of memory -ENOMEM. On an error, part of the
+ * transfer may have been done.
  */
 struct edu_nic_dma {
 	__u32 key;
@@ -184,12 +232,14 @@ struct edu_nic_stats {
 #define EDU_NIC_MR_MIRRORED	(1u << 0)
 /** @EDU_NIC_MR_WRITABLE: ... and mirrored for writing */
 #define EDU_NIC_MR_WRITABLE	(1u << 1)
+/** @EDU_NIC_MR_DMABUF: a dma-buf registration (EDU_NIC_IOCTL_REG_DMABUF) */
+#define EDU_NIC_MR_DMABUF	(1u << 2)
 
 /**
  * struct edu_nic_mr_stats - EDU_NIC_IOCTL_MR_STATS
  * @key: in: the registration.
  * @state: out: EDU_NIC_MR_* bits.
- * @addr: out: start address of the region.
+ * @addr: out: start address of the region; for a dma-buf, its offset.
  * @length: out: length of the region.
  * @access: out: its EDU_NIC_ACCESS_* bits.
  * @pad: must be zero.
@@ -255,5 +305,6 @@ struct edu_nic_dma_raw {
 #define EDU_NIC_IOCTL_MR_STATS	_IOWR(EDU_NIC_IOCTL_BASE, 0x03, struct edu_nic_mr_stats)
 #define EDU_NIC_IOCTL_DEV_STATS	_IOWR(EDU_NIC_IOCTL_BASE, 0x04, struct edu_nic_dev_stats)
 #define EDU_NIC_IOCTL_DMA_RAW	_IOW(EDU_NIC_IOCTL_BASE, 0x05, struct edu_nic_dma_raw)
+#define EDU_NIC_IOCTL_REG_DMABUF _IOWR(EDU_NIC_IOCTL_BASE, 0x06, struct edu_nic_reg_dmabuf)
 
 #endif /* _UAPI_LINUX_EDU_NIC_H */

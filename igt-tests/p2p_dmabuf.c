@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The upstream path beside ours: edu_nic imports vgem-p2p objects as
+ * dma-bufs (dynamic attachment, peer2peer allowed) instead of through
+ * their vma. VRAM p2p where the topology allows it, system memory where
+ * it does not, IOVAs behind the vIOMMU, moves followed through
+ * move_notify, the same object through both paths, argument checking and
+ * teardown in every order.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <xf86drm.h>
+
+#include "edu_nic_helpers.h"
+#include "drm/vgem_p2p_drm.h"
+
+IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p objects through dynamic dma-buf attachments.");
+
+#define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int vgem_open(void)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		char path[32];
+		drmVersionPtr v;
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, "vgem_p2p")) {
+			drmFreeVersion(v);
+			return fd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(fd);
+	}
+	return -1;
+}
+
+static uint32_t bo_create(int vfd, uint64_t size, uint32_t flags)
+{
+	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
+	return c.handle;
+}
+
+static void *bo_mmap(int vfd, uint32_t handle, uint64_t size)
+{
+	struct drm_mode_map_dumb m = { .handle = handle };
+	void *p;
+
+	do_ioctl(vfd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vfd,
+		 m.offset);
+	igt_assert(p != MAP_FAILED);
+	return p;
+}
+
+static int bo_export(int vfd, uint32_t handle)
+{
+	int fd = -1;
+
+	igt_assert_eq(drmPrimeHandleToFD(vfd, handle, DRM_CLOEXEC | DRM_RDWR,
+					 &fd), 0);
+	igt_assert_fd(fd);
+	return fd;
+}
+
+static void bo_close(int vfd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	do_ioctl(vfd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static struct drm_vgem_p2p_obj_info bo_info(int vfd, uint32_t handle)
+{
+	struct drm_vgem_p2p_obj_info i = { .handle = handle };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
+	return i;
+}
+
+static int bo_move(int vfd, uint32_t handle, uint32_t target)
+{
+	struct drm_vgem_p2p_move m = { .handle = handle, .target = target };
+
+	return edu_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
+}
+
+static struct drm_vgem_p2p_stats vgem_stats(int vfd)
+{
+	struct drm_vgem_p2p_stats s = { 0 };
+
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
+	return s;
+}
+
+static int reg_dmabuf_err(int fd, int dfd, uint64_t off, uint64_t len,
+			  uint32_t access, uint32_t *key)
+{
+	struct edu_nic_reg_dmabuf r = {
+		.fd = dfd, .offset = off, .length = len, .access = access,
+	};
+	int ret = edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &r);
+
+	if (!ret && key)
+		*key = r.key;
+	return ret;
+}
+
+static uint32_t reg_dmabuf(int fd, int dfd, uint64_t off, uint64_t len,
+			   uint32_t access)
+{
+	uint32_t key = 0;
+
+	igt_assert_eq(reg_dmabuf_err(fd, dfd, off, len, access, &key), 0);
+	igt_assert_neq(key, 0);
+	return key;
+}
+
+/*
+ * Does the exporter reach this importer peer-to-peer? Asked of the other
+ * path, the vma one, so that the dma-buf path is checked against it.
+ */
+static bool p2p_reachable(int vfd, int fd)
+{
+	struct drm_vgem_p2p_stats v0, v1;
+	uint32_t h = bo_create(vfd, EDU_PAGE, 0), key;
+	char *p = bo_mmap(vfd, h, EDU_PAGE);
+
+	v0 = vgem_stats(vfd);
+	key = edu_reg(fd, p, EDU_PAGE, EDU_NIC_ACCESS_READ,
+		      EDU_NIC_REG_MR_PREFETCH);
+	v1 = vgem_stats(vfd);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, EDU_PAGE);
+	bo_close(vfd, h);
+	return v1.p2p_pages_bus + v1.p2p_pages_iova >
+	       v0.p2p_pages_bus + v0.p2p_pages_iova;
+}
+
+/* Device DMA of [off, off + len) must read exactly @want */
+static void check_read(int fd, uint32_t key, uint32_t mode, const char *want,
+		       uint64_t off, uint64_t len)
+{
+	char *buf = malloc(len);
+
+	igt_assert(buf);
+	memset(buf, 0xee, len);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, mode, off, len, buf);
+	igt_assert_f(edu_csum(buf, len) == edu_csum(want, len),
+		     "mode %u: DMA read of [%#lx, +%#lx) differs (first byte %#x want %#x)\n",
+		     mode, (unsigned long)off, (unsigned long)len,
+		     (uint8_t)buf[0], (uint8_t)want[0]);
+	free(buf);
+}
+
+struct stream {
+	int fd;
+	uint32_t key;
+	uint64_t len;
+	const char *want;
+	volatile int stop;
+	int iterations;
+	int bad;
+	int err;
+};
+
+static void *stream_thread(void *arg)
+{
+	struct stream *s = arg;
+	char *buf = malloc(s->len);
+
+	while (!s->stop) {
+		int ret = edu_dma_err(s->fd, s->key, EDU_NIC_DMA_FROM_MR,
+				      EDU_NIC_MODE_DEVICE, 0, s->len, buf);
+
+		if (ret) {
+			s->err = ret;
+			break;
+		}
+		if (memcmp(buf, s->want, s->len))
+			s->bad++;
+		s->iterations++;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* An object of @size filled by the CPU with pattern @seed, exported */
+struct obj {
+	uint32_t handle;
+	uint64_t size;
+	char *map;
+	char *ref;
+	int dfd;
+};
+
+static struct obj obj_new(int vfd, uint64_t size, uint32_t flags,
+			  uint32_t seed)
+{
+	struct obj o = { .size = size };
+
+	o.handle = bo_create(vfd, size, flags);
+	o.ref = malloc(size);
+	igt_assert(o.ref);
+	edu_fill(o.ref, size, seed);
+	if (!(flags & VGEM_P2P_CREATE_DEVICE_ONLY)) {
+		o.map = bo_mmap(vfd, o.handle, size);
+		memcpy(o.map, o.ref, size);
+	}
+	o.dfd = bo_export(vfd, o.handle);
+	return o;
+}
+
+static void obj_free(int vfd, struct obj *o)
+{
+	if (o->map)
+		munmap(o->map, o->size);
+	if (o->dfd >= 0)
+		close(o->dfd);
+	bo_close(vfd, o->handle);
+	free(o->ref);
+}
+
+igt_main
+{
+	struct edu_nic_dev_stats caps;
+	int vfd = -1, fd = -1;
+	bool p2p = false;
+
+	igt_fixture {
+		vfd = vgem_open();
+		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
+		fd = edu_open();
+		caps = edu_dev_stats(fd);
+		p2p = p2p_reachable(vfd, fd);
+		igt_info("topology: %s%s\n", p2p ? "p2p" : "no p2p",
+			 caps.caps & EDU_NIC_CAP_IOMMU ? ", IOMMU" : "");
+	}
+
+	igt_describe("Device DMA reads what the CPU wrote and the CPU reads what the device wrote, through the dma-buf: VRAM p2p (bus addresses or IOVAs) where reachable, system memory where not.");
+	igt_subtest("read-write") {
+		struct drm_vgem_p2p_stats v0, v1;
+		struct obj o;
+		struct edu_nic_mr_stats s;
+		char buf[2 * EDU_PAGE];
+		uint32_t key;
+
+		v0 = vgem_stats(vfd);
+		o = obj_new(vfd, 4 * EDU_PAGE, 0, 1);
+		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+
+		edu_fill(buf, sizeof(buf), 2);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE + 100, sizeof(buf), buf);
+		memcpy(o.ref + EDU_PAGE + 100, buf, sizeof(buf));
+		igt_assert_eq_u64(edu_csum(o.map, o.size),
+				  edu_csum(o.ref, o.size));
+
+		s = edu_mr_stats(fd, key);
+		v1 = vgem_stats(vfd);
+		igt_info("importer: p2p pages %llu, system %llu; exporter: dma-buf maps p2p +%llu system +%llu, bus +%llu iova +%llu\n",
+			 (unsigned long long)s.stats.pages_p2p,
+			 (unsigned long long)s.stats.pages_system,
+			 (unsigned long long)(v1.dmabuf_maps_p2p - v0.dmabuf_maps_p2p),
+			 (unsigned long long)(v1.dmabuf_maps_system - v0.dmabuf_maps_system),
+			 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
+			 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova));
+		igt_assert(s.state & EDU_NIC_MR_DMABUF);
+		igt_assert(s.state & EDU_NIC_MR_MIRRORED);
+		igt_assert_eq_u64(s.stats.faults, 1);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 1);
+		if (p2p) {
+			igt_assert_eq_u64(s.stats.pages_p2p, 4);
+			igt_assert_eq_u64(s.stats.pages_system, 0);
+			igt_assert_eq_u64(v1.dmabuf_maps_p2p,
+					  v0.dmabuf_maps_p2p + 1);
+			igt_assert_eq_u64(v1.dmabuf_maps_system,
+					  v0.dmabuf_maps_system);
+			igt_assert_eq(bo_info(vfd, o.handle).placement,
+				      VGEM_P2P_PLACEMENT_VRAM);
+			if (caps.caps & EDU_NIC_CAP_IOMMU)
+				igt_assert_eq_u64(v1.p2p_pages_iova,
+						  v0.p2p_pages_iova + 4);
+			else
+				igt_assert_eq_u64(v1.p2p_pages_bus,
+						  v0.p2p_pages_bus + 4);
+		} else {
+			igt_assert_eq_u64(s.stats.pages_p2p, 0);
+			igt_assert_eq_u64(s.stats.pages_system, 4);
+			igt_assert_eq_u64(v1.dmabuf_maps_system,
+					  v0.dmabuf_maps_system + 1);
+			igt_assert_eq_u64(v1.dmabuf_maps_p2p,
+					  v0.dmabuf_maps_p2p);
+			igt_assert_eq(bo_info(vfd, o.handle).placement,
+				      VGEM_P2P_PLACEMENT_SYSTEM);
+		}
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("Bulk (emulated) DMA through the dma-buf mapping, both ways, checksummed.");
+	igt_subtest("bulk") {
+		struct obj o = obj_new(vfd, 16 * EDU_PAGE, 0, 3);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 4 * EDU_PAGE,
+					  8 * EDU_PAGE, RW);
+		char *buf = malloc(8 * EDU_PAGE);
+
+		check_read(fd, key, EDU_NIC_MODE_BULK, o.ref + 4 * EDU_PAGE,
+			   0, 8 * EDU_PAGE);
+		edu_fill(buf, 8 * EDU_PAGE, 4);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+			8 * EDU_PAGE, buf);
+		memcpy(o.ref + 4 * EDU_PAGE, buf, 8 * EDU_PAGE);
+		igt_assert_eq_u64(edu_csum(o.map, o.size),
+				  edu_csum(o.ref, o.size));
+		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
+				  16 * EDU_PAGE);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		free(buf);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("An object that denies p2p is served from system memory through the dma-buf too.");
+	igt_subtest("no-p2p-object") {
+		struct obj o = obj_new(vfd, 2 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
+				       5);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+					  EDU_NIC_ACCESS_READ);
+		struct edu_nic_mr_stats s;
+
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		igt_assert_eq_u64(s.stats.pages_system, 2);
+		igt_assert_eq(bo_info(vfd, o.handle).placement,
+			      VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works.");
+	igt_subtest("read-only-object") {
+		struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,
+				       6);
+		uint32_t key;
+
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
+			      -EPERM);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 512);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 64, o.ref),
+			      -EPERM);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("A device-only object round-trips through device DMA on its dma-buf.");
+	igt_subtest("device-only-object") {
+		struct obj o = obj_new(vfd, EDU_PAGE,
+				       VGEM_P2P_CREATE_DEVICE_ONLY, 7);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
+			256, o.ref);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 1000, 256);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("Forced moves during a stream of device DMAs: move_notify, re-map, no stale data.");
+	igt_subtest("move-during-dma") {
+		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 8);
+		struct stream st = { .fd = fd, .len = o.size, .want = o.ref };
+		struct drm_vgem_p2p_obj_info i0, i1;
+		struct drm_vgem_p2p_stats v0, v1;
+		struct edu_nic_mr_stats s;
+		pthread_t t;
+		int i;
+
+		st.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+		i0 = bo_info(vfd, o.handle);
+		v0 = vgem_stats(vfd);
+		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
+		for (i = 0; i < 4; i++) {
+			msleep(250);
+			igt_assert_eq(bo_move(vfd, o.handle, i == 2 ?
+					      VGEM_P2P_MOVE_SYSTEM :
+					      VGEM_P2P_MOVE_VRAM), 0);
+		}
+		msleep(500);
+		st.stop = 1;
+		pthread_join(t, NULL);
+		i1 = bo_info(vfd, o.handle);
+		v1 = vgem_stats(vfd);
+		s = edu_mr_stats(fd, st.key);
+		igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps; move_notify +%llu\n",
+			 st.iterations, st.bad, st.err,
+			 (unsigned long long)s.stats.invalidations,
+			 (unsigned long long)s.stats.remaps,
+			 (unsigned long long)(i1.move_notifies - i0.move_notifies));
+		igt_assert_eq(st.err, 0);
+		igt_assert_eq(st.bad, 0);
+		igt_assert(st.iterations > 0);
+		/* every forced move is notified; re-maps may move it too */
+		igt_assert(i1.move_notifies >= i0.move_notifies + 4);
+		igt_assert(v1.move_notifies >= v0.move_notifies + 4);
+		igt_assert(s.stats.invalidations >= 1);
+		igt_assert(s.stats.remaps >= 1);
+		check_read(fd, st.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+		igt_assert_eq(edu_dereg_err(fd, st.key), 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("Moving the object away from where the importer wants it (evicting it under p2p, into VRAM without) invalidates the mapping; the re-map moves it back.");
+	igt_subtest("evict-and-return") {
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 9);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+					  EDU_NIC_ACCESS_READ);
+		struct edu_nic_mr_stats s;
+
+		igt_assert_eq(bo_move(vfd, o.handle, p2p ?
+				      VGEM_P2P_MOVE_SYSTEM :
+				      VGEM_P2P_MOVE_VRAM), 0);
+		s = edu_mr_stats(fd, key);
+		igt_assert(!(s.state & EDU_NIC_MR_MIRRORED));
+		igt_assert_eq_u64(s.stats.invalidations, 1);
+		igt_assert_eq_u64(s.stats.cur_pages_p2p +
+				  s.stats.cur_pages_system, 0);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
+		s = edu_mr_stats(fd, key);
+		igt_assert_eq_u64(s.stats.remaps, 1);
+		if (p2p) {
+			igt_assert_eq(bo_info(vfd, o.handle).placement,
+				      VGEM_P2P_PLACEMENT_VRAM);
+			igt_assert_eq_u64(s.stats.cur_pages_p2p, 1);
+		} else {
+			igt_assert_eq(bo_info(vfd, o.handle).placement,
+				      VGEM_P2P_PLACEMENT_SYSTEM);
+			igt_assert_eq_u64(s.stats.cur_pages_system, 1);
+		}
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("One object registered through its vma and through its dma-buf: one move invalidates both, both re-map.");
+	igt_subtest("vma-and-dmabuf") {
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 10);
+		uint32_t kv, kd;
+		struct edu_nic_mr_stats sv, sd;
+
+		/* read-only: two writable mappings of one page are not ours */
+		kv = edu_reg(fd, o.map, o.size, EDU_NIC_ACCESS_READ, 0);
+		kd = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+		check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
+		check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
+		igt_assert(edu_mr_stats(fd, kv).state & EDU_NIC_MR_MIRRORED);
+		igt_assert(edu_mr_stats(fd, kd).state & EDU_NIC_MR_MIRRORED);
+
+		igt_assert_eq(bo_move(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
+		sv = edu_mr_stats(fd, kv);
+		sd = edu_mr_stats(fd, kd);
+		igt_assert(!(sv.state & EDU_NIC_MR_MIRRORED));
+		igt_assert(!(sd.state & EDU_NIC_MR_MIRRORED));
+		igt_assert_eq_u64(sv.stats.invalidations, 1);
+		igt_assert_eq_u64(sd.stats.invalidations, 1);
+
+		check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
+		check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
+		igt_assert_eq_u64(edu_mr_stats(fd, kv).stats.remaps, 1);
+		igt_assert_eq_u64(edu_mr_stats(fd, kd).stats.remaps, 1);
+		igt_assert_eq(edu_dereg_err(fd, kv), 0);
+		igt_assert_eq(edu_dereg_err(fd, kd), 0);
+		igt_assert_eq(bo_info(vfd, o.handle).mappings, 0);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("EBADF: a closed or negative file descriptor.");
+	igt_subtest("error-ebadf") {
+		int dead = dup(fd);
+
+		close(dead);
+		igt_assert_eq(reg_dmabuf_err(fd, dead, 0, EDU_PAGE,
+					     EDU_NIC_ACCESS_READ, NULL),
+			      -EBADF);
+		igt_assert_eq(reg_dmabuf_err(fd, -1, 0, EDU_PAGE,
+					     EDU_NIC_ACCESS_READ, NULL),
+			      -EBADF);
+	}
+
+	igt_describe("EINVAL: not a dma-buf, flags, key, access, alignment, range outside the dma-buf, wrap.");
+	igt_subtest("error-einval") {
+		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 11);
+		struct edu_nic_reg_dmabuf r = {
+			.fd = o.dfd, .length = EDU_PAGE,
+			.access = EDU_NIC_ACCESS_READ,
+		};
+		const uint32_t R = EDU_NIC_ACCESS_READ;
+		struct edu_nic_reg_dmabuf bad;
+
+		igt_assert_eq(reg_dmabuf_err(fd, fd, 0, EDU_PAGE, R, NULL),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, vfd, 0, EDU_PAGE, R, NULL),
+			      -EINVAL);
+		bad = r;
+		bad.flags = 1;
+		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
+			      -EINVAL);
+		bad = r;
+		bad.key = 1;
+		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 0, NULL),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 4, NULL),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 100, EDU_PAGE, R,
+					     NULL), -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 100, R, NULL),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 0, R, NULL),
+			      -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, EDU_PAGE,
+					     2 * EDU_PAGE, R, NULL), -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 2 * EDU_PAGE,
+					     EDU_PAGE, R, NULL), -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, -EDU_PAGE,
+					     2 * EDU_PAGE, R, NULL), -EINVAL);
+		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0,
+					     EDU_NIC_MR_MAX_LENGTH + EDU_PAGE,
+					     R, NULL), -EINVAL);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("ENOENT after dereg; EACCES from another address space; EPERM for a DMA the access forbids.");
+	igt_subtest("error-key-and-access") {
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 12);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+					  EDU_NIC_ACCESS_READ);
+		char buf[64];
+		pid_t pid;
+		int status;
+
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+			      -EPERM);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0)
+			_exit(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE,
+					     EDU_NIC_ACCESS_READ, NULL) ==
+			      -EACCES ? 0 : 1);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq(edu_dereg_err(fd, key), -ENOENT);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+			      -ENOENT);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("The registration keeps the dma-buf: closing the PRIME fd and the GEM handle first leaves it working; dereg then lets everything go.");
+	igt_subtest("teardown-close-first") {
+		struct drm_vgem_p2p_stats v0 = vgem_stats(vfd);
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 13);
+		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+
+		close(o.dfd);
+		o.dfd = -1;
+		munmap(o.map, o.size);
+		o.map = NULL;
+		bo_close(vfd, o.handle);
+		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+				  v0.dmabuf_attachments + 1);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+				  v0.dmabuf_attachments);
+		free(o.ref);
+	}
+
+	igt_describe("Closing the importer's file releases its dma-buf registrations.");
+	igt_subtest("teardown-close-importer") {
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 14);
+		int fd2 = edu_open();
+
+		reg_dmabuf(fd2, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+		reg_dmabuf(fd2, o.dfd, 0, o.size, RW);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 2);
+		close(fd2);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		obj_free(vfd, &o);
+	}
+
+	igt_describe("A process killed while streaming DMA from a dma-buf leaves nothing attached.");
+	igt_subtest("teardown-exit") {
+		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
+		struct drm_vgem_p2p_stats v0 = vgem_stats(vfd);
+		pid_t pid;
+
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int cfd = edu_open_nth(0);
+			char buf[2 * EDU_PAGE];
+			uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
+
+			for (;;)
+				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0, o.size,
+					    buf);
+		}
+		msleep(400);
+		igt_assert(bo_move(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
+		msleep(200);
+		kill(pid, SIGKILL);
+		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+				  v0.dmabuf_attachments);
+		obj_free(vfd, &o);
+	}
+
+	igt_fixture {
+		close(fd);
+		close(vfd);
+	}
+}
