@@ -162,6 +162,26 @@ static void importer_args(void)
 	igt_assert_eq(vp2p_mr_register(-1, p, PAGE, RW, 0, &key), -EBADF);
 	igt_assert_eq(key, 0);	/* untouched on failure */
 
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, PAGE, RW, 0, NULL),
+		      -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, 0, RW, 0, &key),
+		      -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 8, PAGE, RW, 0, &key),
+		      -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, PAGE + 1, RW, 0,
+					      &key), -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, -PAGE, 2 * PAGE, RW, 0,
+					      &key), -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, PAGE, 4, 0, &key),
+		      -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, PAGE, RW, 1, &key),
+		      -EINVAL);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, -1, 0, PAGE, RW, 0, &key),
+		      -EBADF);
+	igt_assert_eq(vp2p_mr_register_dmabuf(cfd, 0, 0, PAGE, RW, 0, &key),
+		      -EBADF);
+	igt_assert_eq(key, 0);
+
 	igt_assert_eq(vp2p_mr_deregister(cfd, 0), -EINVAL);
 	igt_assert_eq(vp2p_mr_deregister(cfd, 1), -EBADF);
 

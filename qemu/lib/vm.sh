@@ -24,7 +24,9 @@ _qemu_cmd()	# _qemu_cmd TOPOLOGY OUTDIR EXTRA-CMDLINE
 		-device virtio-9p-pci,fsdev=out,mount_tag=vp2pout \
 		$(topology_qemu_args "$1")
 	echo -append
-	echo "console=ttyS0 root=/dev/root rootfstype=9p ro" \
+	# no_timer_check: under TCG on a loaded host, the IO-APIC timer
+	# check's calibration loop can miss ticks and panic the boot.
+	echo "no_timer_check console=ttyS0 root=/dev/root rootfstype=9p ro" \
 		"rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose" \
 		"init=$VP2P_TOP/qemu/guest-init panic=-1 8250.nr_uarts=1" \
 		"transparent_hugepage=madvise $(topology_cmdline "$1") $3" \

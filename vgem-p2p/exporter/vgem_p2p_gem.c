@@ -158,9 +158,16 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 				  u32 flags, u32 *handle)
 {
 	struct vgem_p2p_object *bo;
-	int ret;
+	int ret, idx;
 
+	/*
+	 * Unplug evicts every object it can see: one created after that
+	 * would land in, and clear, a BAR that is no longer ours.
+	 */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 	bo = vgem_p2p_object_create(vdev, size, flags);
+	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	ret = drm_gem_handle_create(file, &bo->base, handle);

@@ -97,7 +97,7 @@ TRACE_EVENT(vgem_p2p_invalidate,
 		__entry->bo = bo;
 		__entry->nr_maps = nr_maps;
 	),
-	TP_printk("bo=%p importer mappings before=%u",
+	TP_printk("bo=%p importer mappings left=%u",
 		  __entry->bo, __entry->nr_maps)
 );
 

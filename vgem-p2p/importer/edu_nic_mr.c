@@ -307,6 +307,7 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 				  bool write)
 {
 	struct device *dev = &mr->nic->pdev->dev;
+	enum dma_data_direction dir;
 	dma_addr_t addr;
 	bool own;
 	int ret;
@@ -318,19 +319,25 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 	addr = mr->dma_addrs[i] + pgoff;
 	/* Exporters own the coherency of what they map, dma-bufs included. */
 	own = mr->kind == EDU_NIC_KIND_VMA && !(mr->pfns[i] & HMM_PFN_P2P);
-	if (write) {
+	/*
+	 * Sync with the direction the page was mapped with, as the DMA API
+	 * requires: with two registrations over one page, DMA-API debugging
+	 * cannot tell the mappings apart otherwise, and reports a sync of
+	 * memory that was never mapped.
+	 */
+	dir = edu_nic_mr_dir(mr->writable);
+	if (own)
+		dma_sync_single_for_device(dev, mr->dma_addrs[i], PAGE_SIZE,
+					   dir);
+	if (write)
 		ret = edu_nic_dma_to_bus(mr->nic, addr, buf, len);
-		if (own)
-			dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
-						PAGE_SIZE, DMA_FROM_DEVICE);
-	} else {
-		if (own)
-			dma_sync_single_for_device(dev, mr->dma_addrs[i],
-						   PAGE_SIZE, DMA_TO_DEVICE);
+	else
 		ret = edu_nic_dma_from_bus(mr->nic, addr, buf, len, false);
-	}
+	if (own && write)
+		dma_sync_single_for_cpu(dev, mr->dma_addrs[i], PAGE_SIZE, dir);
+	/* The device-wide count is kept by the engine, which sees all DMA */
 	if (!ret)
-		edu_nic_mr_count(mr, device_dma_bytes, len);
+		mr->stats.device_dma_bytes += len;
 
 	edu_nic_mr_unlock_mirror(mr);
 	return ret;

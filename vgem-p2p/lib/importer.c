@@ -109,13 +109,13 @@ int vp2p_mr_register_dmabuf(int fd, int dmabuf_fd, uint64_t offset,
 	long page = sysconf(_SC_PAGESIZE);
 	int ret;
 
-	if (dmabuf_fd < 0)
-		return -EBADF;
 	if (!key || !length || length > EDU_NIC_MR_MAX_LENGTH ||
 	    (offset & (page - 1)) || (length & (page - 1)) ||
 	    offset + length < offset || !access ||
 	    (access & ~EDU_NIC_ACCESS_MASK) || flags)
 		return -EINVAL;
+	if (dmabuf_fd < 0)
+		return -EBADF;
 	r.fd = dmabuf_fd;
 	r.offset = offset;
 	r.length = length;

@@ -19,7 +19,10 @@
  *
  * Rules common to every ioctl: fields named pad must be zero, and any
  * flag or enum value not defined here gets -EINVAL. A handle that does
- * not name a GEM object of the caller gets -ENOENT.
+ * not name a GEM object of the caller gets -ENOENT. A bad pointer to the
+ * ioctl's struct gets -EFAULT, and any ioctl that allocates may get
+ * -ENOMEM. Once the device is unplugged, ioctls that would touch VRAM
+ * (MOVE, MIGRATE) get -ENODEV.
  */
 #ifndef _UAPI_VGEM_P2P_DRM_H_
 #define _UAPI_VGEM_P2P_DRM_H_
@@ -215,9 +218,10 @@ struct drm_vgem_p2p_obj_info {
  *	touched (or mapping the zero page) migrate to the device as zeroed
  *	pages; pages already where asked are skipped.
  *
- * A part of the range not mapped, or not private anonymous memory:
- * -EINVAL, after migrating the pages before it. No device-private memory
- * at all: -ENODEV. None left: -ENOMEM after migrating what fitted.
+ * A page of the range outside private anonymous memory (unmapped, shared,
+ * file-backed, hugetlb): -EINVAL, after migrating the pages before it. No
+ * device-private memory left: -ENOMEM after migrating what fitted. A
+ * device without device-private memory: -ENODEV.
  */
 struct drm_vgem_p2p_migrate {
 	__u64 addr;

@@ -17,7 +17,9 @@
  *
  * Rules common to every ioctl: fields named pad must be zero (-EINVAL),
  * and any flag or enum value not defined here gets -EINVAL. A key that
- * does not name a live registration of this open file gets -ENOENT.
+ * does not name a live registration of this open file gets -ENOENT. A
+ * bad pointer to the ioctl's struct gets -EFAULT, an unknown ioctl number
+ * -ENOTTY, and any ioctl that allocates may get -ENOMEM.
  * Registrations belong to the open file and to the address space of the
  * process that opened it; an ioctl from another address space (a child
  * after fork, say) gets -EACCES. Closing the file, or the exit of the
@@ -78,6 +80,8 @@
  * EDU_NIC_ACCESS_WRITE, every vma must be writable: -EPERM otherwise.
  * Nothing is faulted or pinned unless EDU_NIC_REG_MR_PREFETCH asks: the
  * region is mirrored on first use and re-mirrored after invalidations.
+ * A prefetch fails as the first EDU_NIC_IOCTL_DMA would (see there); the
+ * registration is then not made.
  */
 struct edu_nic_reg_mr {
 	__u64 addr;
@@ -176,12 +180,14 @@ struct edu_nic_dereg_mr {
  * Pages not mirrored, or invalidated since, are faulted first (by
  * hmm_range_fault(), for writes with write access): a range that is no
  * longer mapped gets -EFAULT, a write to memory that has become
- * read-only or to a read-only exporter object -EPERM. A dma-buf
- * registration is mapped again through its exporter instead, whose error
- * is returned. A device error or timeout gets -EIO; a pending fatal
- * signal -EINTR; a mirror that invalidations keep racing with for a
- * second -EBUSY; an unbound device (or exporter) -ENODEV; out of memory
- * -ENOMEM. On an error, part of the transfer may have been done.
+ * read-only or to a read-only exporter object -EPERM; an exporter that
+ * cannot map its memory for the device (an IOMMU mapping failed) -EIO. A
+ * dma-buf registration is mapped again through its exporter instead,
+ * whose error is returned. A region invalidated over and over while it
+ * is being mirrored, for a whole second, gets -EBUSY. A device error or
+ * timeout gets -EIO; a pending fatal signal -EINTR; an unbound device (or
+ * exporter) -ENODEV; out of memory -ENOMEM. On an error, part of the
+ * transfer may have been done.
  */
 struct edu_nic_dma {
 	__u32 key;

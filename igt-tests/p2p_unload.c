@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Module and device lifetime: unloading vgem_p2p and edu_nic in every
+ * order after importers mapped exporter memory, unloading the exporter
+ * while its device-private pages are still mapped by an importer, and
+ * unbinding the exporter's PCI device under live importer mappings.
+ *
+ * The modules are loaded from $VP2P_MODULES, as the suite runner does;
+ * every subtest leaves both loaded.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "edu_nic_helpers.h"
+#include "vgem_p2p_common.h"
+
+IGT_TEST_DESCRIPTION("Unloading and unbinding the exporter and importer under live mappings.");
+
+#define RW	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+#define SIZE	(4 * EDU_PAGE)
+
+enum { EXPORTER, IMPORTER };
+
+static const char *const mod_name[] = { "vgem_p2p", "edu_nic" };
+static const char *const mod_path[] = {
+	"vgem-p2p/exporter/vgem_p2p.ko", "vgem-p2p/importer/edu_nic.ko",
+};
+
+static bool mod_loaded(int m)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", mod_name[m]);
+	return access(path, F_OK) == 0;
+}
+
+static int mod_unload(int m)
+{
+	if (syscall(SYS_delete_module, mod_name[m], O_NONBLOCK))
+		return -errno;
+	return 0;
+}
+
+static int mod_load(int m)
+{
+	const char *dir = getenv("VP2P_MODULES");
+	char path[512];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, mod_path[m]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void ensure_loaded(void)
+{
+	int m;
+
+	for (m = EXPORTER; m <= IMPORTER; m++)
+		if (!mod_loaded(m))
+			igt_assert_eq(mod_load(m), 0);
+}
+
+/* The PCI address of the device behind a class device, e.g. edu_nic0 */
+static void pci_addr(const char *sysfs_dev, char *bdf, size_t len)
+{
+	char link[256];
+	ssize_t n = readlink(sysfs_dev, link, sizeof(link) - 1);
+
+	igt_assert(n > 0);
+	link[n] = 0;
+	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
+}
+
+static void sysfs_write(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	igt_assert_fd(fd);
+	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+}
+
+/* DRM card number of the first vgem_p2p device */
+static int vgem_card(int vfd)
+{
+	struct stat st;
+
+	igt_assert_eq(fstat(vfd, &st), 0);
+	return minor(st.st_rdev);
+}
+
+/*
+ * Everything an importer can hold of an exporter: a VRAM object mapped
+ * and mirrored, and device-private pages mirrored. Checked by device DMA.
+ */
+struct everything {
+	uint32_t key;
+	char *vram;
+	char *anon;
+};
+
+static struct everything map_everything(int vfd, int efd)
+{
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	char *anon = edu_anon(SIZE);
+	struct drm_vgem_p2p_migrate m = {
+		.addr = (uintptr_t)anon, .size = SIZE,
+		.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+	};
+	char buf[64];
+	uint32_t key;
+
+	edu_fill(vram, SIZE, 1);
+	edu_fill(anon, SIZE, 2);
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+	igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
+	edu_reg(efd, anon, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
+	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+	return (struct everything){ .key = key, .vram = vram, .anon = anon };
+}
+
+igt_main
+{
+	igt_fixture {
+		igt_require_f(getenv("VP2P_MODULES"),
+			      "VP2P_MODULES names the modules' build tree\n");
+		ensure_loaded();
+	}
+
+	igt_describe("Neither module unloads while a file of its device is open.");
+	igt_subtest("rmmod-busy") {
+		int vfd = vgem_p2p_open(), efd = edu_open();
+
+		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+		igt_assert_eq(mod_unload(IMPORTER), -EWOULDBLOCK);
+		vgem_p2p_stats(vfd);
+		edu_dev_stats(efd);
+		close(efd);
+		close(vfd);
+	}
+
+	igt_describe("A process maps VRAM and device-private pages to the importer and is killed mid-DMA; both modules then unload and reload in every order.");
+	igt_subtest("unload-every-order") {
+		int order;
+
+		for (order = 0; order < 4; order++) {
+			int first_out = order & 1 ? IMPORTER : EXPORTER;
+			int first_in = order & 2 ? IMPORTER : EXPORTER;
+			pid_t pid;
+			int status;
+
+			pid = fork();
+			igt_assert(pid >= 0);
+			if (pid == 0) {
+				int vfd = vgem_p2p_open_nth(0);
+				int efd = edu_open();
+				char buf[EDU_PAGE];
+				uint32_t key = map_everything(vfd, efd).key;
+
+				for (;;)
+					edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
+						    EDU_NIC_MODE_DEVICE, 0,
+						    sizeof(buf), buf);
+			}
+			usleep(500 * 1000);
+			kill(pid, SIGKILL);
+			igt_assert_eq(waitpid(pid, &status, 0), pid);
+			igt_assert(WIFSIGNALED(status));
+
+			igt_info("order %d: unload %s first, load %s first\n",
+				 order, mod_name[first_out], mod_name[first_in]);
+			igt_assert_eq(mod_unload(first_out), 0);
+			igt_assert_eq(mod_unload(!first_out), 0);
+			igt_assert_eq(mod_load(first_in), 0);
+			igt_assert_eq(mod_load(!first_in), 0);
+		}
+		/* And the pair still works */
+		{
+			int vfd = vgem_p2p_open(), efd = edu_open();
+
+			struct everything e = map_everything(vfd, efd);
+
+			/* The mapping and the vma pin the module until gone */
+			munmap(e.vram, SIZE);
+			munmap(e.anon, SIZE);
+			close(efd);
+			close(vfd);
+		}
+	}
+
+	igt_describe("An importer's p2p mapping of device-private pages pins the exporter module; once released, unloading the exporter migrates the pages back to RAM with their data.");
+	igt_subtest("unload-exporter-with-devmem-pages") {
+		int vfd = vgem_p2p_open(), efd = edu_open();
+		char *anon = edu_anon(SIZE), ref[SIZE], buf[SIZE];
+		struct drm_vgem_p2p_migrate m = {
+			.addr = (uintptr_t)anon, .size = SIZE,
+			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+		};
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		edu_fill(ref, SIZE, 3);
+		memcpy(anon, ref, SIZE);
+		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+		igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
+		key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ,
+			      EDU_NIC_REG_MR_PREFETCH);
+		igt_assert_eq_u64(edu_mr_stats(efd, key).stats.pages_p2p,
+				  SIZE / EDU_PAGE);
+		close(vfd);
+
+		/* The live p2p mapping holds the exporter's code in place */
+		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+		igt_assert_eq(edu_dereg_err(efd, key), 0);
+		/* Nothing else does: the pages still on the device come back */
+		igt_assert_eq(mod_unload(EXPORTER), 0);
+
+		igt_assert(!memcmp(anon, ref, SIZE));
+		key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ, 0);
+		memset(buf, 0, SIZE);
+		edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+			SIZE, buf);
+		igt_assert(!memcmp(buf, ref, SIZE));
+		s = edu_mr_stats(efd, key);
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		igt_assert_eq_u64(s.stats.pages_system, SIZE / EDU_PAGE);
+		igt_assert_eq(edu_dereg_err(efd, key), 0);
+		munmap(anon, SIZE);
+		close(efd);
+		igt_assert_eq(mod_load(EXPORTER), 0);
+	}
+
+	igt_describe("Unbinding the exporter's PCI device under an importer's p2p mapping of VRAM revokes it: DMA fails with -ENODEV, never reads the BAR that went away.");
+	igt_subtest("unbind-exporter-under-vram-mapping") {
+		int vfd = vgem_p2p_open(), efd = edu_open();
+		uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+		char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ);
+		char path[96], bdf[32], buf[64];
+		struct edu_nic_mr_stats s0, s1;
+		uint32_t key;
+		int ret;
+
+		key = edu_reg(efd, vram, SIZE, EDU_NIC_ACCESS_READ,
+			      EDU_NIC_REG_MR_PREFETCH);
+		s0 = edu_mr_stats(efd, key);
+		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+		snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
+			 vgem_card(vfd));
+		pci_addr(path, bdf, sizeof(bdf));
+
+		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);
+
+		s1 = edu_mr_stats(efd, key);
+		igt_assert(s1.stats.invalidations > s0.stats.invalidations);
+		igt_assert_eq(s1.state & EDU_NIC_MR_MIRRORED, 0);
+		ret = edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
+				  EDU_NIC_MODE_DEVICE, 0, sizeof(buf), buf);
+		igt_info("importer DMA after unbind: %d (%s)\n", ret,
+			 strerror(-ret));
+		igt_assert_eq(ret, -ENODEV);
+
+		igt_assert_eq(edu_dereg_err(efd, key), 0);
+		munmap(vram, SIZE);
+		close(vfd);
+		close(efd);
+		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
+		vfd = vgem_p2p_open();
+		close(vfd);
+	}
+
+	igt_fixture
+		ensure_loaded();
+}
