@@ -425,11 +425,6 @@ static void bo_vram_setup(struct fi_ctx *c)
 	bo_setup(c, false);
 }
 
-static void bo_evicted_setup(struct fi_ctx *c)
-{
-	bo_setup(c, true);
-}
-
 static void bo_teardown(struct fi_ctx *c)
 {
 	munmap(c->map, c->size);
@@ -465,18 +460,6 @@ static void move_check(struct fi_ctx *c, int ret)
 		igt_assert_eq_u64(i.vram_offset, c->vram_offset);
 	}
 	check_csum("moved object", c->map, c->size, c->csum);
-}
-
-/* A CPU fault on an evicted object brings it back to VRAM if it can */
-static int touch_op(struct fi_ctx *c)
-{
-	(void)*(volatile char *)c->map;
-	return 0;
-}
-
-static void touch_check(struct fi_ctx *c, int ret)
-{
-	check_csum("touched object", c->map, c->size, c->csum);
 }
 
 /* PRIME export and import */
@@ -703,11 +686,6 @@ static void dma_teardown(struct fi_ctx *c)
 }
 
 /* Migration to device-private memory and back */
-
-static int migrate_to_device_op(struct fi_ctx *c)
-{
-	return migrate(c, VGEM_P2P_MIGRATE_TO_DEVICE);
-}
 
 static int migrate_to_ram_op(struct fi_ctx *c)
 {
