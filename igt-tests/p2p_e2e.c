@@ -343,6 +343,29 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("One device read, one forced move within VRAM, one more read: the second read sees the data at its new home, not the poisoned old one.");
+	igt_subtest("read-move-read") {
+		uint64_t size = EDU_PAGE;
+		uint32_t h = bo_create(vfd, size, 0);
+		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[EDU_PAGE];
+		uint64_t before, after;
+		uint32_t key;
+
+		edu_fill(ref, size, 41);
+		memcpy(p, ref, size);
+		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+		before = bo_info(vfd, h).vram_offset;
+		igt_assert_eq(bo_move(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+		after = bo_info(vfd, h).vram_offset;
+		igt_assert_neq_u64(before, after);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+		igt_assert(edu_mr_stats(fd, key).stats.remaps >= 1);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
 	igt_describe("Device-private pages are read by device DMA with no migration.");
 	igt_subtest("devmem-no-migration") {
 		uint64_t size = 2 * EDU_PAGE;

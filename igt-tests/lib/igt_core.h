@@ -174,6 +174,7 @@ __noreturn void igt_exit(void);
 
 #define igt_assert_eq(n1, n2) igt_assert_cmpint(n1, ==, !=, n2)
 #define igt_assert_neq(n1, n2) igt_assert_cmpint(n1, !=, ==, n2)
+#define igt_assert_neq_u64(n1, n2) igt_assert_cmpu64(n1, !=, ==, n2)
 #define igt_assert_lt(n1, n2) igt_assert_cmpint(n1, <, >=, n2)
 #define igt_assert_lte(n1, n2) igt_assert_cmpint(n1, <=, >, n2)
 #define igt_assert_eq_u32(n1, n2) igt_assert_cmpuint(n1, ==, !=, n2)
