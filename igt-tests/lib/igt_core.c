@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "igt_core.h"
+#include "igt_kmsg.h"
 
 sigjmp_buf igt_subtest_jmpbuf;
 enum igt_log_level igt_log_level = IGT_LOG_INFO;
@@ -175,6 +176,8 @@ int igt_subtest_init_parse_opts(int *argc, char **argv,
 		igt_log_level = IGT_LOG_WARN;
 	else if (env && !strcmp(env, "none"))
 		igt_log_level = IGT_LOG_NONE;
+
+	igt_kmsg_watch_init();
 
 	while ((c = getopt_long(*argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -414,7 +417,8 @@ static __noreturn void exit_subtest(const char *result)
 
 	/* An aborted subtest may have left children behind. */
 	kill_children();
-	if (hook_failed(name) && strcmp(result, "FAIL")) {
+	if ((igt_kmsg_splat(name) | hook_failed(name)) &&
+	    strcmp(result, "FAIL")) {
 		result = "FAIL";
 		mark_failed(IGT_EXIT_FAILURE);
 	}

@@ -17,6 +17,11 @@
  * result line is printed. A non-zero exit turns the result into FAIL
  * and prints "(hook reported failure)" on stderr. The guest runner uses
  * this to fail a subtest during which the kernel printed a splat.
+ *
+ * A second one, IGT_KMSG_PATTERNS, does the same in process and is what
+ * the guest runner uses: it names a file of extended regular expressions,
+ * and a kernel log record that matches one while a subtest runs fails the
+ * subtest (igt_kmsg.c).
  */
 #ifndef IGT_CORE_H
 #define IGT_CORE_H
