@@ -14,7 +14,7 @@
 #include <xf86drm.h>
 
 #include "edu_nic_helpers.h"
-#include "drm/vgem_p2p_drm.h"
+#include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p objects through dynamic dma-buf attachments.");
 
@@ -25,31 +25,6 @@ static void msleep(int ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-static int vgem_open(void)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		char path[32];
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, "vgem_p2p")) {
-			drmFreeVersion(v);
-			return fd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(fd);
-	}
-	return -1;
 }
 
 static uint32_t bo_create(int vfd, uint64_t size, uint32_t flags)
@@ -247,7 +222,7 @@ igt_main
 	bool p2p = false;
 
 	igt_fixture {
-		vfd = vgem_open();
+		vfd = vgem_p2p_open_nth(0);
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		fd = edu_open();
 		caps = edu_dev_stats(fd);
