@@ -13,39 +13,11 @@
 #include <time.h>
 #include <xf86drm.h>
 
-#include "edu_nic_helpers.h"
-#include "vgem_p2p_common.h"
+#include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p objects through dynamic dma-buf attachments.");
 
 #define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static uint32_t bo_create(int vfd, uint64_t size, uint32_t flags)
-{
-	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
-	return c.handle;
-}
-
-static void *bo_mmap(int vfd, uint32_t handle, uint64_t size)
-{
-	struct drm_mode_map_dumb m = { .handle = handle };
-	void *p;
-
-	do_ioctl(vfd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vfd,
-		 m.offset);
-	igt_assert(p != MAP_FAILED);
-	return p;
-}
 
 static int bo_export(int vfd, uint32_t handle)
 {
@@ -55,36 +27,6 @@ static int bo_export(int vfd, uint32_t handle)
 					 &fd), 0);
 	igt_assert_fd(fd);
 	return fd;
-}
-
-static void bo_close(int vfd, uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	do_ioctl(vfd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
-static struct drm_vgem_p2p_obj_info bo_info(int vfd, uint32_t handle)
-{
-	struct drm_vgem_p2p_obj_info i = { .handle = handle };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
-	return i;
-}
-
-static int bo_move(int vfd, uint32_t handle, uint32_t target)
-{
-	struct drm_vgem_p2p_move m = { .handle = handle, .target = target };
-
-	return edu_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
-}
-
-static struct drm_vgem_p2p_stats vgem_stats(int vfd)
-{
-	struct drm_vgem_p2p_stats s = { 0 };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
-	return s;
 }
 
 static int reg_dmabuf_err(int fd, int dfd, uint64_t off, uint64_t len,
@@ -108,27 +50,6 @@ static uint32_t reg_dmabuf(int fd, int dfd, uint64_t off, uint64_t len,
 	igt_assert_eq(reg_dmabuf_err(fd, dfd, off, len, access, &key), 0);
 	igt_assert_neq(key, 0);
 	return key;
-}
-
-/*
- * Does the exporter reach this importer peer-to-peer? Asked of the other
- * path, the vma one, so that the dma-buf path is checked against it.
- */
-static bool p2p_reachable(int vfd, int fd)
-{
-	struct drm_vgem_p2p_stats v0, v1;
-	uint32_t h = bo_create(vfd, EDU_PAGE, 0), key;
-	char *p = bo_mmap(vfd, h, EDU_PAGE);
-
-	v0 = vgem_stats(vfd);
-	key = edu_reg(fd, p, EDU_PAGE, EDU_NIC_ACCESS_READ,
-		      EDU_NIC_REG_MR_PREFETCH);
-	v1 = vgem_stats(vfd);
-	igt_assert_eq(edu_dereg_err(fd, key), 0);
-	munmap(p, EDU_PAGE);
-	bo_close(vfd, h);
-	return v1.p2p_pages_bus + v1.p2p_pages_iova >
-	       v0.p2p_pages_bus + v0.p2p_pages_iova;
 }
 
 /* Device DMA of [off, off + len) must read exactly @want */
@@ -193,12 +114,13 @@ static struct obj obj_new(int vfd, uint64_t size, uint32_t flags,
 {
 	struct obj o = { .size = size };
 
-	o.handle = bo_create(vfd, size, flags);
+	o.handle = vgem_p2p_create(vfd, size, flags);
 	o.ref = malloc(size);
 	igt_assert(o.ref);
 	edu_fill(o.ref, size, seed);
 	if (!(flags & VGEM_P2P_CREATE_DEVICE_ONLY)) {
-		o.map = bo_mmap(vfd, o.handle, size);
+		o.map = vgem_p2p_mmap(vfd, o.handle, size,
+				      PROT_READ | PROT_WRITE);
 		memcpy(o.map, o.ref, size);
 	}
 	o.dfd = bo_export(vfd, o.handle);
@@ -211,7 +133,7 @@ static void obj_free(int vfd, struct obj *o)
 		munmap(o->map, o->size);
 	if (o->dfd >= 0)
 		close(o->dfd);
-	bo_close(vfd, o->handle);
+	gem_close(vfd, o->handle);
 	free(o->ref);
 }
 
@@ -239,7 +161,7 @@ igt_main
 		char buf[2 * EDU_PAGE];
 		uint32_t key;
 
-		v0 = vgem_stats(vfd);
+		v0 = vgem_p2p_stats(vfd);
 		o = obj_new(vfd, 4 * EDU_PAGE, 0, 1);
 		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
 		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
@@ -252,7 +174,7 @@ igt_main
 				  edu_csum(o.ref, o.size));
 
 		s = edu_mr_stats(fd, key);
-		v1 = vgem_stats(vfd);
+		v1 = vgem_p2p_stats(vfd);
 		igt_info("importer: p2p pages %llu, system %llu; exporter: dma-buf maps p2p +%llu system +%llu, bus +%llu iova +%llu\n",
 			 (unsigned long long)s.stats.pages_p2p,
 			 (unsigned long long)s.stats.pages_system,
@@ -263,7 +185,7 @@ igt_main
 		igt_assert(s.state & EDU_NIC_MR_DMABUF);
 		igt_assert(s.state & EDU_NIC_MR_MIRRORED);
 		igt_assert_eq_u64(s.stats.faults, 1);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 1);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 1);
 		if (p2p) {
 			igt_assert_eq_u64(s.stats.pages_p2p, 4);
 			igt_assert_eq_u64(s.stats.pages_system, 0);
@@ -271,7 +193,7 @@ igt_main
 					  v0.dmabuf_maps_p2p + 1);
 			igt_assert_eq_u64(v1.dmabuf_maps_system,
 					  v0.dmabuf_maps_system);
-			igt_assert_eq(bo_info(vfd, o.handle).placement,
+			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
 				      VGEM_P2P_PLACEMENT_VRAM);
 			if (caps.caps & EDU_NIC_CAP_IOMMU)
 				igt_assert_eq_u64(v1.p2p_pages_iova,
@@ -286,11 +208,11 @@ igt_main
 					  v0.dmabuf_maps_system + 1);
 			igt_assert_eq_u64(v1.dmabuf_maps_p2p,
 					  v0.dmabuf_maps_p2p);
-			igt_assert_eq(bo_info(vfd, o.handle).placement,
+			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
 				      VGEM_P2P_PLACEMENT_SYSTEM);
 		}
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		obj_free(vfd, &o);
 	}
 
@@ -328,7 +250,7 @@ igt_main
 		s = edu_mr_stats(fd, key);
 		igt_assert_eq_u64(s.stats.pages_p2p, 0);
 		igt_assert_eq_u64(s.stats.pages_system, 2);
-		igt_assert_eq(bo_info(vfd, o.handle).placement,
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
 			      VGEM_P2P_PLACEMENT_SYSTEM);
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		obj_free(vfd, &o);
@@ -342,7 +264,7 @@ igt_main
 
 		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
 			      -EPERM);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
 		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 512);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
@@ -376,20 +298,20 @@ igt_main
 		int i;
 
 		st.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		i0 = bo_info(vfd, o.handle);
-		v0 = vgem_stats(vfd);
+		i0 = vgem_p2p_info(vfd, o.handle);
+		v0 = vgem_p2p_stats(vfd);
 		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
 		for (i = 0; i < 4; i++) {
 			msleep(250);
-			igt_assert_eq(bo_move(vfd, o.handle, i == 2 ?
+			igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, i == 2 ?
 					      VGEM_P2P_MOVE_SYSTEM :
 					      VGEM_P2P_MOVE_VRAM), 0);
 		}
 		msleep(500);
 		st.stop = 1;
 		pthread_join(t, NULL);
-		i1 = bo_info(vfd, o.handle);
-		v1 = vgem_stats(vfd);
+		i1 = vgem_p2p_info(vfd, o.handle);
+		v1 = vgem_p2p_stats(vfd);
 		s = edu_mr_stats(fd, st.key);
 		igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps; move_notify +%llu\n",
 			 st.iterations, st.bad, st.err,
@@ -416,7 +338,7 @@ igt_main
 					  EDU_NIC_ACCESS_READ);
 		struct edu_nic_mr_stats s;
 
-		igt_assert_eq(bo_move(vfd, o.handle, p2p ?
+		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, p2p ?
 				      VGEM_P2P_MOVE_SYSTEM :
 				      VGEM_P2P_MOVE_VRAM), 0);
 		s = edu_mr_stats(fd, key);
@@ -428,11 +350,11 @@ igt_main
 		s = edu_mr_stats(fd, key);
 		igt_assert_eq_u64(s.stats.remaps, 1);
 		if (p2p) {
-			igt_assert_eq(bo_info(vfd, o.handle).placement,
+			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
 				      VGEM_P2P_PLACEMENT_VRAM);
 			igt_assert_eq_u64(s.stats.cur_pages_p2p, 1);
 		} else {
-			igt_assert_eq(bo_info(vfd, o.handle).placement,
+			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
 				      VGEM_P2P_PLACEMENT_SYSTEM);
 			igt_assert_eq_u64(s.stats.cur_pages_system, 1);
 		}
@@ -454,7 +376,7 @@ igt_main
 		igt_assert(edu_mr_stats(fd, kv).state & EDU_NIC_MR_MIRRORED);
 		igt_assert(edu_mr_stats(fd, kd).state & EDU_NIC_MR_MIRRORED);
 
-		igt_assert_eq(bo_move(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
+		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
 		sv = edu_mr_stats(fd, kv);
 		sd = edu_mr_stats(fd, kd);
 		igt_assert(!(sv.state & EDU_NIC_MR_MIRRORED));
@@ -468,8 +390,8 @@ igt_main
 		igt_assert_eq_u64(edu_mr_stats(fd, kd).stats.remaps, 1);
 		igt_assert_eq(edu_dereg_err(fd, kv), 0);
 		igt_assert_eq(edu_dereg_err(fd, kd), 0);
-		igt_assert_eq(bo_info(vfd, o.handle).mappings, 0);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		obj_free(vfd, &o);
 	}
 
@@ -527,7 +449,7 @@ igt_main
 		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0,
 					     EDU_NIC_MR_MAX_LENGTH + EDU_PAGE,
 					     R, NULL), -EINVAL);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		obj_free(vfd, &o);
 	}
 
@@ -561,7 +483,7 @@ igt_main
 
 	igt_describe("The registration keeps the dma-buf: closing the PRIME fd and the GEM handle first leaves it working; dereg then lets everything go.");
 	igt_subtest("teardown-close-first") {
-		struct drm_vgem_p2p_stats v0 = vgem_stats(vfd);
+		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);
 		struct obj o = obj_new(vfd, EDU_PAGE, 0, 13);
 		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
 
@@ -569,12 +491,12 @@ igt_main
 		o.dfd = -1;
 		munmap(o.map, o.size);
 		o.map = NULL;
-		bo_close(vfd, o.handle);
-		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+		gem_close(vfd, o.handle);
+		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
 				  v0.dmabuf_attachments + 1);
 		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
 				  v0.dmabuf_attachments);
 		free(o.ref);
 	}
@@ -586,16 +508,16 @@ igt_main
 
 		reg_dmabuf(fd2, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
 		reg_dmabuf(fd2, o.dfd, 0, o.size, RW);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 2);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 2);
 		close(fd2);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		obj_free(vfd, &o);
 	}
 
 	igt_describe("A process killed while streaming DMA from a dma-buf leaves nothing attached.");
 	igt_subtest("teardown-exit") {
 		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
-		struct drm_vgem_p2p_stats v0 = vgem_stats(vfd);
+		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);
 		pid_t pid;
 
 		pid = fork();
@@ -611,12 +533,12 @@ igt_main
 					    buf);
 		}
 		msleep(400);
-		igt_assert(bo_move(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
+		igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
 		msleep(200);
 		kill(pid, SIGKILL);
 		igt_assert_eq(waitpid(pid, NULL, 0), pid);
-		igt_assert_eq(bo_info(vfd, o.handle).dmabuf_attachments, 0);
-		igt_assert_eq_u64(vgem_stats(vfd).dmabuf_attachments,
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
 				  v0.dmabuf_attachments);
 		obj_free(vfd, &o);
 	}

@@ -13,89 +13,11 @@
 #include <time.h>
 #include <xf86drm.h>
 
-#include "edu_nic_helpers.h"
-#include "drm/vgem_p2p_drm.h"
+#include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p memory: p2p, fallback, IOVAs, moves, device-private pages.");
 
 #define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* The n-th vgem_p2p DRM device, or -1. */
-static int vgem_open_nth(int n, int *card)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		char path[32];
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, "vgem_p2p") && n-- == 0) {
-			drmFreeVersion(v);
-			if (card)
-				*card = i;
-			return fd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(fd);
-	}
-	return -1;
-}
-
-static uint32_t bo_create(int vfd, uint64_t size, uint32_t flags)
-{
-	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
-	return c.handle;
-}
-
-static void *bo_mmap(int vfd, uint32_t handle, uint64_t size, int prot)
-{
-	struct drm_mode_map_dumb m = { .handle = handle };
-	void *p;
-
-	do_ioctl(vfd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-	p = mmap(NULL, size, prot, MAP_SHARED, vfd, m.offset);
-	igt_assert(p != MAP_FAILED);
-	return p;
-}
-
-static struct drm_vgem_p2p_obj_info bo_info(int vfd, uint32_t handle)
-{
-	struct drm_vgem_p2p_obj_info i = { .handle = handle };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
-	return i;
-}
-
-static int bo_move(int vfd, uint32_t handle, uint32_t target)
-{
-	struct drm_vgem_p2p_move m = { .handle = handle, .target = target };
-
-	return edu_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
-}
-
-static struct drm_vgem_p2p_stats vgem_stats(int vfd)
-{
-	struct drm_vgem_p2p_stats s = { 0 };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
-	return s;
-}
 
 /* Physical start of the exporter's VRAM BAR (BAR2), from sysfs. */
 static uint64_t vram_bar_phys(int card)
@@ -163,34 +85,13 @@ static void *stream_thread(void *arg)
 	return NULL;
 }
 
-/*
- * Does the exporter reach this importer peer-to-peer (switch, iommu), or
- * does it serve it from system memory (split)? Ask for a mapping of a
- * small VRAM object and see which counter moves.
- */
-static bool p2p_reachable(int vfd, int fd)
-{
-	struct drm_vgem_p2p_stats v0, v1;
-	uint32_t h = bo_create(vfd, EDU_PAGE, 0), key;
-	char *p = bo_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
-
-	v0 = vgem_stats(vfd);
-	key = edu_reg(fd, p, EDU_PAGE, EDU_NIC_ACCESS_READ,
-		      EDU_NIC_REG_MR_PREFETCH);
-	v1 = vgem_stats(vfd);
-	igt_assert_eq(edu_dereg_err(fd, key), 0);
-	munmap(p, EDU_PAGE);
-	return v1.p2p_pages_bus + v1.p2p_pages_iova >
-	       v0.p2p_pages_bus + v0.p2p_pages_iova;
-}
-
 igt_main
 {
-	int vfd = -1, fd = -1, card = -1;
+	int vfd = -1, fd = -1;
 	struct edu_nic_dev_stats caps;
 
 	igt_fixture {
-		vfd = vgem_open_nth(0, &card);
+		vfd = vgem_p2p_open_nth(0);
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		fd = edu_open();
 		caps = edu_dev_stats(fd);
@@ -201,13 +102,13 @@ igt_main
 		uint64_t size = 2 * EDU_PAGE;
 		struct drm_vgem_p2p_stats v0, v1;
 		struct edu_nic_mr_stats s;
-		uint32_t h = bo_create(vfd, size, 0), key;
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[2 * EDU_PAGE], buf[300];
 
 		edu_fill(ref, size, 31);
 		memcpy(p, ref, size);
-		v0 = vgem_stats(vfd);
+		v0 = vgem_p2p_stats(vfd);
 		key = edu_reg(fd, p, size, RW, 0);
 		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 
@@ -218,7 +119,7 @@ igt_main
 		igt_assert(!memcmp(p, ref, size));
 
 		s = edu_mr_stats(fd, key);
-		v1 = vgem_stats(vfd);
+		v1 = vgem_p2p_stats(vfd);
 		igt_info("importer: p2p pages %llu, system %llu; exporter: bus %llu iova %llu fallbacks %llu\n",
 			 (unsigned long long)s.stats.pages_p2p,
 			 (unsigned long long)s.stats.pages_system,
@@ -237,15 +138,15 @@ igt_main
 				   v1.fallbacks > v0.fallbacks);
 
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		munmap(p, size);
 	}
 
 	igt_describe("Bulk (emulated) DMA on a 32-page VRAM object, checksummed.");
 	igt_subtest("vram-bulk") {
 		uint64_t size = 32 * EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, 0), key;
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char *buf = malloc(size);
 
 		edu_fill(buf, size, 33);
@@ -269,8 +170,8 @@ igt_main
 	igt_describe("A read-only export: device reads work, device writes get EPERM.");
 	igt_subtest("read-only-object") {
 		uint64_t size = EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[EDU_PAGE];
 		uint32_t key;
 
@@ -288,8 +189,8 @@ igt_main
 	igt_describe("A device-only object (never CPU mapped) round-trips through device DMA.");
 	igt_subtest("device-only-object") {
 		uint64_t size = EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[256];
 		uint32_t key = edu_reg(fd, p, size, RW, 0);
 
@@ -305,12 +206,12 @@ igt_main
 	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
 	igt_subtest("move-during-stream") {
 		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, 0);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[2 * EDU_PAGE];
 		struct stream st = { .fd = fd, .len = size, .want = ref };
 		struct edu_nic_mr_stats s;
-		uint64_t moves0 = bo_info(vfd, h).moves;
+		uint64_t moves0 = vgem_p2p_info(vfd, h).moves;
 		pthread_t t;
 		int i;
 
@@ -320,7 +221,7 @@ igt_main
 		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
 		for (i = 0; i < 4; i++) {
 			msleep(250);
-			igt_assert_eq(bo_move(vfd, h, i == 2 ?
+			igt_assert_eq(vgem_p2p_move_err(vfd, h, i == 2 ?
 					      VGEM_P2P_MOVE_SYSTEM :
 					      VGEM_P2P_MOVE_VRAM), 0);
 		}
@@ -332,7 +233,7 @@ igt_main
 			 st.iterations, st.bad, st.err,
 			 (unsigned long long)s.stats.invalidations,
 			 (unsigned long long)s.stats.remaps,
-			 (unsigned long long)(bo_info(vfd, h).moves - moves0));
+			 (unsigned long long)(vgem_p2p_info(vfd, h).moves - moves0));
 		igt_assert_eq(st.err, 0);
 		igt_assert_eq(st.bad, 0);
 		igt_assert(st.iterations > 0);
@@ -346,8 +247,8 @@ igt_main
 	igt_describe("One device read, one forced move within VRAM, one more read: the second read sees the data at its new home, not the poisoned old one.");
 	igt_subtest("read-move-read") {
 		uint64_t size = EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, 0);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[EDU_PAGE];
 		uint64_t before, after;
 		uint32_t key;
@@ -356,9 +257,9 @@ igt_main
 		memcpy(p, ref, size);
 		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
 		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		before = bo_info(vfd, h).vram_offset;
-		igt_assert_eq(bo_move(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
-		after = bo_info(vfd, h).vram_offset;
+		before = vgem_p2p_info(vfd, h).vram_offset;
+		igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+		after = vgem_p2p_info(vfd, h).vram_offset;
 		igt_assert_neq_u64(before, after);
 		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 		igt_assert(edu_mr_stats(fd, key).stats.remaps >= 1);
@@ -382,11 +283,11 @@ igt_main
 		memcpy(p, ref, size);
 		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 		igt_assert_eq_u64(m.npages, 2);
-		v0 = vgem_stats(vfd);
+		v0 = vgem_p2p_stats(vfd);
 		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
 		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref + 10, 10,
 			       size - 20);
-		v1 = vgem_stats(vfd);
+		v1 = vgem_p2p_stats(vfd);
 		s = edu_mr_stats(fd, key);
 		igt_info("devmem p2p maps +%llu, to ram +%llu; importer p2p pages %llu\n",
 			 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
@@ -418,8 +319,8 @@ igt_main
 			.addr = (uintptr_t)p, .size = size,
 			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
 		};
-		uint32_t h = bo_create(vfd, EDU_PAGE, 0);
-		char *q = bo_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
+		char *q = vgem_p2p_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
 		struct drm_vgem_p2p_stats v0, v1;
 		struct edu_nic_mr_stats s;
 		uint32_t key;
@@ -428,10 +329,10 @@ igt_main
 		memcpy(p, ref, size);
 		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 		igt_assert_eq_u64(m.npages, 4);
-		v0 = vgem_stats(vfd);
+		v0 = vgem_p2p_stats(vfd);
 		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ,
 			      EDU_NIC_REG_MR_NO_P2P | EDU_NIC_REG_MR_PREFETCH);
-		v1 = vgem_stats(vfd);
+		v1 = vgem_p2p_stats(vfd);
 		s = edu_mr_stats(fd, key);
 		/* Every page came back to RAM; none was mapped where it was. */
 		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram + 4);
@@ -449,7 +350,7 @@ igt_main
 					  EDU_NIC_REG_MR_NO_P2P |
 					  EDU_NIC_REG_MR_PREFETCH, NULL),
 			      -EFAULT);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		munmap(q, EDU_PAGE);
 		munmap(p, size);
 	}
@@ -457,8 +358,8 @@ igt_main
 	igt_describe("Raw DMA at the BAR's physical address: data without an IOMMU, an error (DMAR fault) with one.");
 	igt_subtest("raw-wrong-address") {
 		uint64_t size = EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, 0);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		struct drm_vgem_p2p_obj_info info;
 		char ref[256], buf[256];
 		struct edu_nic_dma_raw r = {
@@ -468,9 +369,10 @@ igt_main
 
 		edu_fill(ref, sizeof(ref), 39);
 		memcpy(p, ref, sizeof(ref));
-		info = bo_info(vfd, h);
+		info = vgem_p2p_info(vfd, h);
 		igt_require(info.placement == VGEM_P2P_PLACEMENT_VRAM);
-		r.bus_addr = vram_bar_phys(card) + info.vram_offset;
+		r.bus_addr = vram_bar_phys(vgem_p2p_card(vfd)) +
+			     info.vram_offset;
 		ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
 		igt_info("raw DMA at %#llx: %d\n",
 			 (unsigned long long)r.bus_addr, ret);
@@ -503,50 +405,50 @@ igt_main
 		struct edu_nic_mr_stats s0, s1;
 
 		igt_require_f(fd1 >= 0, "needs a second edu (multi)\n");
-		h = bo_create(vfd, size, 0);
-		p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		h = vgem_p2p_create(vfd, size, 0);
+		p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		edu_fill(ref, size, 40);
 		memcpy(p, ref, size);
 		k0 = edu_reg(fd, p, size, RW, 0);
 		k1 = edu_reg(fd1, p, size, RW, 0);
 		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, 64);
 		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, 64);
-		igt_assert_eq(bo_info(vfd, h).mappings, 2);
-		igt_assert_eq(bo_move(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
+		igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
 		s0 = edu_mr_stats(fd, k0);
 		s1 = edu_mr_stats(fd1, k1);
 		igt_assert_eq_u64(s0.stats.invalidations, 1);
 		igt_assert_eq_u64(s1.stats.invalidations, 1);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
 		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
 		igt_assert_eq_u64(edu_mr_stats(fd, k0).stats.remaps, 1);
 		igt_assert_eq_u64(edu_mr_stats(fd1, k1).stats.remaps, 1);
 		close(fd1);
 		igt_assert_eq(edu_dereg_err(fd, k0), 0);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		munmap(p, size);
 	}
 
 	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind.");
 	igt_subtest("teardown-vram") {
 		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = bo_create(vfd, size, 0);
-		char *p = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t h = vgem_p2p_create(vfd, size, 0);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		uint32_t key = edu_reg(fd, p, size, RW,
 				       EDU_NIC_REG_MR_PREFETCH);
 		pid_t pid;
 
-		igt_assert(bo_info(vfd, h).mappings >= 1);
+		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 		igt_assert_eq(munmap(p, size), 0);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
 			int cfd = edu_open_nth(0);
-			char *q = bo_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+			char *q = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 			char buf[2 * EDU_PAGE];
 			uint32_t k = edu_reg(cfd, q, size, RW, 0);
 
@@ -557,7 +459,7 @@ igt_main
 		msleep(400);
 		kill(pid, SIGKILL);
 		igt_assert_eq(waitpid(pid, NULL, 0), pid);
-		igt_assert_eq(bo_info(vfd, h).mappings, 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 	}
 
 	igt_fixture {

@@ -25,7 +25,7 @@
 #include <xf86drm.h>
 
 #include "edu_nic_helpers.h"
-#include "drm/vgem_p2p_drm.h"
+#include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("fail-nth fault injection into vgem_p2p and edu_nic: clean errors, consistent state, no leaks.");
 
@@ -135,31 +135,6 @@ static bool nth_consumed(void)
 	return consumed;
 }
 
-static int vgem_open_any(void)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		char path[32];
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, "vgem_p2p")) {
-			drmFreeVersion(v);
-			return fd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(fd);
-	}
-	return -1;
-}
-
 static void find_debugfs_dirs(void)
 {
 	char link[256], path[64];
@@ -194,17 +169,9 @@ static long debugfs_value(const char *dir, const char *file, const char *key)
 	return v;
 }
 
-static struct drm_vgem_p2p_stats vgem_stats(void)
-{
-	struct drm_vgem_p2p_stats s = {};
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
-	return s;
-}
-
 static struct counts counts_read(void)
 {
-	struct drm_vgem_p2p_stats s = vgem_stats();
+	struct drm_vgem_p2p_stats s = vgem_p2p_stats(vfd);
 	struct counts c = {};
 	char path[96], line[256];
 	FILE *f;
@@ -265,48 +232,6 @@ static void counts_check(const char *what, unsigned int n)
 static int vioctl(unsigned long req, void *arg)
 {
 	return ioctl(vfd, req, arg) ? -errno : 0;
-}
-
-static uint32_t bo_create(uint64_t size, uint32_t flags)
-{
-	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_CREATE, &c);
-	return c.handle;
-}
-
-static void bo_close(uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	do_ioctl(vfd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
-static char *bo_mmap(uint32_t handle, uint64_t size)
-{
-	struct drm_mode_map_dumb m = { .handle = handle };
-	char *p;
-
-	do_ioctl(vfd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vfd,
-		 m.offset);
-	igt_assert(p != MAP_FAILED);
-	return p;
-}
-
-static struct drm_vgem_p2p_obj_info bo_info(uint32_t handle)
-{
-	struct drm_vgem_p2p_obj_info i = { .handle = handle };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
-	return i;
-}
-
-static void bo_move(uint32_t handle, uint32_t target)
-{
-	struct drm_vgem_p2p_move m = { .handle = handle, .target = target };
-
-	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
 }
 
 /*
@@ -382,11 +307,12 @@ static void create_check(struct fi_ctx *c, int ret)
 
 	if (ret)
 		return;
-	i = bo_info(c->handle);
+	i = vgem_p2p_info(vfd, c->handle);
 	igt_assert_eq_u64(i.size, c->size);
 	igt_assert_eq_u32(i.placement, create_flags & VGEM_P2P_CREATE_SYSTEM ?
 			  VGEM_P2P_PLACEMENT_SYSTEM : VGEM_P2P_PLACEMENT_VRAM);
-	c->map = bo_mmap(c->handle, c->size);
+	c->map = vgem_p2p_mmap(vfd, c->handle, c->size,
+			       PROT_READ | PROT_WRITE);
 	check_zero(c->map, c->size);
 }
 
@@ -395,7 +321,7 @@ static void create_teardown(struct fi_ctx *c)
 	if (c->map)
 		munmap(c->map, c->size);
 	if (c->handle)
-		bo_close(c->handle);
+		gem_close(vfd, c->handle);
 }
 
 static int dumb_op(struct fi_ctx *c)
@@ -411,13 +337,14 @@ static int dumb_op(struct fi_ctx *c)
 static void bo_setup(struct fi_ctx *c, bool evicted)
 {
 	c->size = NPAGES * PAGE;
-	c->handle = bo_create(c->size, 0);
-	c->map = bo_mmap(c->handle, c->size);
+	c->handle = vgem_p2p_create(vfd, c->size, 0);
+	c->map = vgem_p2p_mmap(vfd, c->handle, c->size,
+			       PROT_READ | PROT_WRITE);
 	fill(c->map, c->size, ++c->seed, &c->csum);
 	if (evicted)
-		bo_move(c->handle, VGEM_P2P_MOVE_SYSTEM);
-	c->placement = bo_info(c->handle).placement;
-	c->vram_offset = bo_info(c->handle).vram_offset;
+		vgem_p2p_move(vfd, c->handle, VGEM_P2P_MOVE_SYSTEM, 0);
+	c->placement = vgem_p2p_info(vfd, c->handle).placement;
+	c->vram_offset = vgem_p2p_info(vfd, c->handle).vram_offset;
 }
 
 static void bo_vram_setup(struct fi_ctx *c)
@@ -428,7 +355,7 @@ static void bo_vram_setup(struct fi_ctx *c)
 static void bo_teardown(struct fi_ctx *c)
 {
 	munmap(c->map, c->size);
-	bo_close(c->handle);
+	gem_close(vfd, c->handle);
 }
 
 /* A move: where the object is must match what the ioctl said */
@@ -449,7 +376,7 @@ static int move_op(struct fi_ctx *c)
 
 static void move_check(struct fi_ctx *c, int ret)
 {
-	struct drm_vgem_p2p_obj_info i = bo_info(c->handle);
+	struct drm_vgem_p2p_obj_info i = vgem_p2p_info(vfd, c->handle);
 
 	if (ret) {
 		igt_assert_eq_u32(i.placement, c->placement);
@@ -503,7 +430,7 @@ static void import_setup(struct fi_ctx *c)
 	h.handle = c->handle;
 	do_ioctl(vfd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &h);
 	c->dmabuf = h.fd;
-	bo_close(c->handle);
+	gem_close(vfd, c->handle);
 	c->handle = 0;
 }
 
@@ -519,7 +446,7 @@ static int import_op(struct fi_ctx *c)
 static void import_check(struct fi_ctx *c, int ret)
 {
 	if (!ret)
-		igt_assert_eq_u64(bo_info(c->handle).size, c->size);
+		igt_assert_eq_u64(vgem_p2p_info(vfd, c->handle).size, c->size);
 	check_csum("imported object", c->map, c->size, c->csum);
 }
 
@@ -528,7 +455,7 @@ static void import_teardown(struct fi_ctx *c)
 	close(c->dmabuf);
 	munmap(c->map, c->size);
 	if (c->handle)
-		bo_close(c->handle);
+		gem_close(vfd, c->handle);
 }
 
 /* Fences */
@@ -622,7 +549,7 @@ static void reg_check(struct fi_ctx *c, int ret)
 			      (uint64_t)start_counts.nr_mrs);
 	}
 	if (c->handle)
-		igt_assert_eq_u32(bo_info(c->handle).mappings, 0);
+		igt_assert_eq_u32(vgem_p2p_info(vfd, c->handle).mappings, 0);
 	check_csum("registered memory", reg_target(c), c->size, c->csum);
 }
 
@@ -867,10 +794,10 @@ int main(int argc, char **argv)
 	igt_fixture {
 		igt_require_f(!access("/proc/thread-self/fail-nth", W_OK),
 			      "no fail-nth (CONFIG_FAULT_INJECTION)\n");
-		vfd = vgem_open_any();
+		vfd = vgem_p2p_open_nth(0);
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		efd = edu_open();
-		igt_require(vgem_stats().devmem_size);
+		igt_require(vgem_p2p_stats(vfd).devmem_size);
 		find_debugfs_dirs();
 		knobs_set();
 		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);

@@ -29,7 +29,7 @@
 #include <xf86drm.h>
 
 #include "edu_nic_helpers.h"
-#include "drm/vgem_p2p_drm.h"
+#include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("Seeded ioctl fuzzing of vgem_p2p and edu_nic: every errno must be a documented one.");
 
@@ -1087,31 +1087,6 @@ static uint64_t vram_bus_addr(int vfd)
 	return start;
 }
 
-static int vgem_p2p_open_any(void)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		char path[32];
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, "vgem_p2p")) {
-			drmFreeVersion(v);
-			return fd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(fd);
-	}
-	return -1;
-}
-
 static void *map_anon(size_t len, int prot)
 {
 	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1127,7 +1102,7 @@ static void pool_init(struct fz_pool *p, bool importer)
 
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
-	p->vfd = vgem_p2p_open_any();
+	p->vfd = vgem_p2p_open_nth(0);
 	igt_require_f(p->vfd >= 0, "no vgem_p2p device\n");
 	p->efd = -1;
 	if (importer) {

@@ -15,8 +15,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
-#include "edu_nic_helpers.h"
-#include "vgem_p2p_common.h"
+#include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("Unloading and unbinding the exporter and importer under live mappings.");
 
@@ -88,15 +87,6 @@ static void sysfs_write(const char *path, const char *s)
 	igt_assert_fd(fd);
 	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
 	close(fd);
-}
-
-/* DRM card number of the first vgem_p2p device */
-static int vgem_card(int vfd)
-{
-	struct stat st;
-
-	igt_assert_eq(fstat(vfd, &st), 0);
-	return minor(st.st_rdev);
 }
 
 /*
@@ -260,7 +250,7 @@ igt_main
 		s0 = edu_mr_stats(efd, key);
 		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 		snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
-			 vgem_card(vfd));
+			 vgem_p2p_card(vfd));
 		pci_addr(path, bdf, sizeof(bdf));
 
 		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);

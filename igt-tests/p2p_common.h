@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the tests that drive both drivers: the exporter
+ * (vgem_p2p_common.h) and the importer (edu_nic_helpers.h).
+ */
+#ifndef P2P_COMMON_H
+#define P2P_COMMON_H
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "edu_nic_helpers.h"
+#include "vgem_p2p_common.h"
+
+static inline void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* DRM card number of the device behind @vfd, for its sysfs directory */
+static inline int vgem_p2p_card(int vfd)
+{
+	struct stat st;
+
+	igt_assert_eq(fstat(vfd, &st), 0);
+	return minor(st.st_rdev);
+}
+
+/*
+ * Does the exporter behind @vfd reach the importer behind @fd peer-to-peer
+ * (switch), or does it serve it from system memory (split)? Map a small
+ * VRAM object for it through the vma path and see which counter moves.
+ */
+static inline bool p2p_reachable(int vfd, int fd)
+{
+	struct drm_vgem_p2p_stats v0, v1;
+	uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0), key;
+	char *p = vgem_p2p_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
+
+	v0 = vgem_p2p_stats(vfd);
+	key = edu_reg(fd, p, EDU_PAGE, EDU_NIC_ACCESS_READ,
+		      EDU_NIC_REG_MR_PREFETCH);
+	v1 = vgem_p2p_stats(vfd);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, EDU_PAGE);
+	gem_close(vfd, h);
+	return v1.p2p_pages_bus + v1.p2p_pages_iova >
+	       v0.p2p_pages_bus + v0.p2p_pages_iova;
+}
+
+/* MOVE without the offset: 0 or -errno */
+static inline int vgem_p2p_move_err(int vfd, uint32_t handle, uint32_t target)
+{
+	uint64_t offset = 0;
+
+	return __vgem_p2p_move(vfd, handle, target, &offset);
+}
+
+#endif /* P2P_COMMON_H */
