@@ -26,13 +26,26 @@
 
 #define VGEM_P2P_MIGRATE_CHUNK	32	/* pages per migrate_vma_setup() */
 
+struct vgem_p2p_devmem_page {
+	struct page *page;		/* holds a reference */
+	dma_addr_t addr;
+	unsigned long run;		/* pages exported with this one, or 0 */
+};
+
+/*
+ * One p2p_map() call: a run of pages at consecutive addresses of the
+ * importer's range. Each stretch of it that is contiguous in the BAR is
+ * exported once (one dma_map_resource() behind an IOMMU); its first entry
+ * records the stretch's length for the unexport.
+ */
 struct vgem_p2p_devmem_mapping {
 	struct p2p_map base;
-	struct page *page;		/* holds a reference */
+	struct vgem_p2p_device *vdev;
 	struct device *importer;
 	enum vgem_p2p_map_kind kind;
 	enum dma_data_direction dir;
-	dma_addr_t addr;
+	unsigned long npages;		/* exported entries of pages[] */
+	struct vgem_p2p_devmem_page pages[];
 };
 
 static struct vgem_p2p_device *page_to_vdev(struct page *page)
@@ -153,17 +166,84 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 	return 0;
 }
 
+/* How many of @pages, from the first, back a contiguous stretch of BAR */
+static unsigned long vgem_p2p_devmem_stretch(struct page **pages,
+					     unsigned long npages)
+{
+	unsigned long first = page_to_pfn(pages[0]), n = 1;
+
+	while (n < npages && page_to_pfn(pages[n]) == first + n)
+		n++;
+	return n;
+}
+
+/* Does not sleep: p2p_unmap calls it */
+static void vgem_p2p_devmem_unexport(struct vgem_p2p_devmem_mapping *map)
+{
+	unsigned long i, k;
+
+	for (i = 0; i < map->npages; i += map->pages[i].run) {
+		vgem_p2p_unexport_bar(map->importer, map->kind,
+				      map->pages[i].addr,
+				      map->pages[i].run << PAGE_SHIFT, map->dir);
+		for (k = 0; k < map->pages[i].run; k++)
+			put_page(map->pages[i + k].page);
+	}
+}
+
 /*
- * Another device wants this page: give it the BAR address (or an IOVA)
- * of the page's backing, with no migration, when p2p works between us;
- * otherwise refuse, and the core migrates the page to RAM.
+ * Export @n pages of one BAR stretch to the importer and take a reference
+ * on each; the pages may be on their way to being freed, which refuses
+ * the whole mapping.
  */
-static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page *page,
+static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
+				  struct page **pages, unsigned long n,
+				  dma_addr_t *dma_addrs)
+{
+	struct vgem_p2p_devmem_page *entry = &map->pages[map->npages];
+	unsigned long k;
+	dma_addr_t addr;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		if (!get_page_unless_zero(pages[k])) {
+			ret = -EBUSY;
+			goto err_put_pages;
+		}
+	}
+	ret = vgem_p2p_export_bar(map->vdev, map->importer, map->kind,
+				  vgem_p2p_devmem_offset(map->vdev, pages[0]),
+				  n << PAGE_SHIFT, map->dir, &addr);
+	if (ret)
+		goto err_put_pages;
+
+	for (k = 0; k < n; k++) {
+		entry[k].page = pages[k];
+		entry[k].addr = addr + (k << PAGE_SHIFT);
+		entry[k].run = k ? 0 : n;
+		dma_addrs[k] = entry[k].addr;
+	}
+	map->npages += n;
+	return 0;
+
+err_put_pages:
+	while (k--)
+		put_page(pages[k]);
+	return ret;
+}
+
+/*
+ * Another device wants these pages: give it the BAR addresses (or IOVAs)
+ * of their backing, with no migration, when p2p works between us;
+ * otherwise refuse, and the core migrates the pages to RAM.
+ */
+static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
+					       unsigned long npages,
 					       struct device *importer,
-					       dma_addr_t *dma_addr,
+					       dma_addr_t *dma_addrs,
 					       unsigned int flags)
 {
-	struct vgem_p2p_device *vdev = page_to_vdev(page);
+	struct vgem_p2p_device *vdev = page_to_vdev(pages[0]);
 	struct vgem_p2p_devmem_mapping *map;
 	enum vgem_p2p_map_kind kind;
 	int ret;
@@ -172,32 +252,30 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page *page,
 	if (kind == VGEM_P2P_MAP_SYSTEM)
 		return ERR_PTR(-EOPNOTSUPP);
 
-	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	map = kzalloc(struct_size(map, pages, npages), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
-	/* the page may be on its way to being freed */
-	if (!get_page_unless_zero(page)) {
-		ret = -EBUSY;
-		goto err_free_map;
-	}
 	map->base.owner = THIS_MODULE;
-	map->page = page;
+	map->vdev = vdev;
 	map->importer = importer;
 	map->kind = kind;
 	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-	ret = vgem_p2p_export_bar(vdev, importer, kind,
-				  vgem_p2p_devmem_offset(vdev, page), PAGE_SIZE,
-				  map->dir, &map->addr);
-	if (ret)
-		goto err_put_page;
 
-	*dma_addr = map->addr;
-	atomic64_inc(&vdev->stats.devmem_p2p_maps);
+	while (map->npages < npages) {
+		unsigned long i = map->npages;
+		unsigned long n = vgem_p2p_devmem_stretch(&pages[i],
+							  npages - i);
+
+		ret = vgem_p2p_devmem_export(map, &pages[i], n, &dma_addrs[i]);
+		if (ret)
+			goto err_unexport;
+	}
+
+	atomic64_add(npages, &vdev->stats.devmem_p2p_maps);
 	return &map->base;
 
-err_put_page:
-	put_page(page);
-err_free_map:
+err_unexport:
+	vgem_p2p_devmem_unexport(map);
 	kfree(map);
 	return ERR_PTR(ret);
 }
@@ -208,9 +286,7 @@ static void vgem_p2p_devmem_p2p_unmap(struct p2p_map *base)
 	struct vgem_p2p_devmem_mapping *map =
 		container_of(base, struct vgem_p2p_devmem_mapping, base);
 
-	vgem_p2p_unexport_bar(map->importer, map->kind, map->addr, PAGE_SIZE,
-			      map->dir);
-	put_page(map->page);
+	vgem_p2p_devmem_unexport(map);
 	kfree(map);
 }
 
