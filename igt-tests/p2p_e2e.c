@@ -203,6 +203,35 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("Two writable registrations over an object the exporter serves from system memory: both map the same pages, and a device write through one is read through the other.");
+	igt_subtest("fallback-overlapping-mrs") {
+		uint64_t size = 2 * EDU_PAGE;
+		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_NO_P2P);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char ref[256];
+		uint32_t k1, k2;
+
+		memset(p, 0, size);
+		k1 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+		k2 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+		igt_assert_eq(vgem_p2p_info(vfd, h).placement,
+			      VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
+
+		edu_fill(ref, sizeof(ref), 40);
+		edu_dma(fd, k1, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE + 64, sizeof(ref), ref);
+		check_dma_read(fd, k2, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 64,
+			       sizeof(ref));
+		igt_assert(!memcmp(p + EDU_PAGE + 64, ref, sizeof(ref)));
+
+		igt_assert_eq(edu_dereg_err(fd, k1), 0);
+		igt_assert_eq(edu_dereg_err(fd, k2), 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+		munmap(p, size);
+		gem_close(vfd, h);
+	}
+
 	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
 	igt_subtest("move-during-stream") {
 		uint64_t size = 2 * EDU_PAGE;

@@ -92,6 +92,15 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 				   DMA_ATTR_SKIP_CPU_SYNC);
 }
 
+/*
+ * The CPU keeps using the pages (mmap) while importers do, so a sync at
+ * map or unmap time would mean nothing on its own, as on the dma-buf
+ * path. Skipping it also tells DMA-API debugging that two writable
+ * mappings of one page for one importer (two registrations over the same
+ * range) are intended, which it otherwise reports as overlapping.
+ */
+#define VGEM_P2P_SYSTEM_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
+
 /* The fallback: the object is in system memory; map its pages */
 static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 			       struct vgem_p2p_mapping *map,
@@ -102,8 +111,9 @@ static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 	for (i = 0; i < map->npages; i++) {
 		struct page *page = bo->pages[map->first + i];
 
-		map->dma[i] = dma_map_page(map->importer, page, 0, PAGE_SIZE,
-					   map->dir);
+		map->dma[i] = dma_map_page_attrs(map->importer, page, 0,
+						 PAGE_SIZE, map->dir,
+						 VGEM_P2P_SYSTEM_MAP_ATTRS);
 		if (dma_mapping_error(map->importer, map->dma[i]))
 			goto err_unmap;
 		/* the importer may use it after a move freed ours */
@@ -115,7 +125,8 @@ static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 
 err_unmap:
 	while (i--) {
-		dma_unmap_page(map->importer, map->dma[i], PAGE_SIZE, map->dir);
+		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
+				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
 		put_page(map->pages[i]);
 	}
 	return -EIO;
@@ -126,7 +137,8 @@ static void vgem_p2p_unmap_system(struct vgem_p2p_mapping *map)
 	unsigned long i;
 
 	for (i = 0; i < map->npages; i++) {
-		dma_unmap_page(map->importer, map->dma[i], PAGE_SIZE, map->dir);
+		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
+				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
 		put_page(map->pages[i]);
 	}
 }
