@@ -296,6 +296,114 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("An allocation that fits only after compaction slides the object an importer streams from: it is invalidated, re-maps at its new VRAM offset, and every DMA reads the right bytes.");
+	igt_subtest("compaction-during-stream") {
+		struct drm_vgem_p2p_stats st, s1;
+		uint64_t chunk = MiB, size = 2 * EDU_PAGE, top = 0, before;
+		unsigned int n = 0, i, j, itop = 0, max;
+		uint32_t h, big, *fill;
+		unsigned int *rank;
+		uint64_t *off;
+		char ref[2 * EDU_PAGE], *p;
+		struct stream s = { .fd = fd, .len = size, .want = ref };
+		struct edu_nic_mr_stats ms;
+		pthread_t t;
+
+		igt_require(p2p_reachable(vfd, fd));
+		/* fill VRAM with 1 MiB objects: every hole left is smaller */
+		st = vgem_p2p_stats(vfd);
+		max = st.vram_size / chunk;
+		fill = calloc(max, sizeof(*fill));
+		off = calloc(max, sizeof(*off));
+		rank = calloc(max, sizeof(*rank));
+		igt_assert(fill && off && rank);
+		while (st.vram_size - st.vram_used >= chunk) {
+			igt_assert(n < max);
+			fill[n] = vgem_p2p_create(vfd, chunk, 0);
+			off[n] = vgem_p2p_info(vfd, fill[n]).vram_offset;
+			if (off[n] >= top) {
+				top = off[n];
+				itop = n;
+			}
+			n++;
+			st = vgem_p2p_stats(vfd);
+		}
+		igt_assert(n >= 12);
+
+		/* the streamed object goes above every hole compaction will close */
+		gem_close(vfd, fill[itop]);
+		fill[itop] = 0;
+		h = vgem_p2p_create(vfd, size, 0);
+		vgem_p2p_move(vfd, h, VGEM_P2P_MOVE_VRAM_AT, top + chunk - size);
+		p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		edu_fill(ref, size, 43);
+		memcpy(p, ref, size);
+
+		/*
+		 * Free every other filler in address order: the 1 MiB objects
+		 * left between the holes keep them from merging, so 4 MiB fits
+		 * nowhere until compaction.
+		 */
+		for (i = 0; i < n; i++) {
+			unsigned int k;
+
+			for (k = 0; k < n; k++)
+				if (fill[k] && off[k] < off[i])
+					rank[i]++;
+		}
+		for (i = 0, j = 0; i < n; i++) {
+			if (fill[i] && rank[i] % 2 == 0) {
+				gem_close(vfd, fill[i]);
+				fill[i] = 0;
+				j++;
+			}
+		}
+		igt_assert(j >= 4);
+
+		s.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &s), 0);
+		while (!s.iterations && !s.err)
+			msleep(50);
+
+		st = vgem_p2p_stats(vfd);
+		before = vgem_p2p_info(vfd, h).vram_offset;
+		big = vgem_p2p_create(vfd, 4 * chunk, 0);
+		s1 = vgem_p2p_stats(vfd);
+		msleep(500);
+		s.stop = 1;
+		pthread_join(t, NULL);
+		ms = edu_mr_stats(fd, s.key);
+		igt_info("%d DMAs, %d bad, err %d; offset %#llx -> %#llx; %llu invalidations, %llu remaps\n",
+			 s.iterations, s.bad, s.err,
+			 (unsigned long long)before,
+			 (unsigned long long)vgem_p2p_info(vfd, h).vram_offset,
+			 (unsigned long long)ms.stats.invalidations,
+			 (unsigned long long)ms.stats.remaps);
+
+		igt_assert(s1.compactions > st.compactions);
+		igt_assert_eq_u64(s1.evictions, st.evictions);
+		igt_assert_eq_u32(vgem_p2p_info(vfd, big).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert(vgem_p2p_info(vfd, h).vram_offset < before);
+		igt_assert_eq(s.err, 0);
+		igt_assert_eq(s.bad, 0);
+		igt_assert(ms.stats.invalidations >= 1);
+		check_dma_read(fd, s.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+		igt_assert(edu_mr_stats(fd, s.key).stats.remaps >= 1);
+		igt_assert_eq(edu_dereg_err(fd, s.key), 0);
+		munmap(p, size);
+		gem_close(vfd, h);
+		gem_close(vfd, big);
+		for (i = 0; i < n; i++)
+			if (fill[i])
+				gem_close(vfd, fill[i]);
+		free(fill);
+		free(off);
+		free(rank);
+	}
+
 	igt_describe("Device-private pages are read by device DMA with no migration.");
 	igt_subtest("devmem-no-migration") {
 		uint64_t size = 2 * EDU_PAGE;

@@ -17,6 +17,8 @@
 #include "igt.h"
 #include "vgem_p2p_drm.h"
 
+#define MiB (1ull << 20)
+
 /* Opens the @index-th vgem_p2p device's primary node, or -1. */
 static inline int vgem_p2p_open_nth(int index)
 {

@@ -9,7 +9,6 @@
 
 IGT_TEST_DESCRIPTION("vgem_p2p object moves, compaction and eviction");
 
-#define MiB (1ull << 20)
 
 igt_main
 {
