@@ -2,7 +2,7 @@
 # Host packages, installed on demand with apt-get. Sourced after common.sh.
 
 VP2P_PACKAGES="linux-source-6.1 qemu-system-x86 libdrm-dev meson ninja-build
-ccache gcc make flex bison bc libelf-dev libssl-dev cpio kmod pciutils
+ccache gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio kmod pciutils
 python3 rsync xz-utils git pkg-config"
 
 deps_install()
