@@ -37,6 +37,25 @@ elapsed()
 	printf '%dm%02ds' $((s / 60)) $((s % 60))
 }
 
+# wait_ticking PID T0 TITLE [PROGRESS-CMD...]: wait for PID, printing a
+# line a minute with the elapsed time and, if given, what PROGRESS-CMD
+# prints. Returns PID's exit status.
+wait_ticking()
+{
+	local pid=$1 t0=$2 title=$3 n=0 extra
+
+	shift 3
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		[ $((n % 60)) -eq 0 ] && kill -0 "$pid" 2>/dev/null || continue
+		extra=""
+		[ $# -gt 0 ] && extra=": $("$@")"
+		printf '  %-44s ... %s%s\n' "$title" "$(elapsed "$t0")" "$extra"
+	done
+	wait "$pid"
+}
+
 # step LOG TITLE CMD...: run a long step with its output in LOG, printing
 # one line when it starts and one when it ends, so the terminal is never
 # silent for minutes nor flooded with compiler output.
@@ -49,14 +68,7 @@ step()
 	t0=$(date +%s)
 	printf '  %-44s ...\n' "$title"
 	"$@" >"$log" 2>&1 &
-	local pid=$! n=0
-	while kill -0 $pid 2>/dev/null; do
-		sleep 1
-		n=$((n + 1))
-		[ $((n % 60)) -eq 0 ] && kill -0 $pid 2>/dev/null &&
-			printf '  %-44s ... %s\n' "$title" "$(elapsed "$t0")"
-	done
-	wait $pid
+	wait_ticking $! "$t0" "$title"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		printf '  %-44s FAILED after %s (log: %s)\n' "$title" \
