@@ -51,6 +51,36 @@ static inline bool p2p_reachable(int vfd, int fd)
 	       v0.p2p_pages_bus + v0.p2p_pages_iova;
 }
 
+/*
+ * Must the exporter reach the importer peer-to-peer here? The harness
+ * says which topology it booted (VP2P_TOPOLOGY, set by
+ * qemu/guest/run-suite), and only `split` puts the two devices where the
+ * kernel refuses p2p. Outside the harness: -1, unknown.
+ */
+static inline int topology_wants_p2p(void)
+{
+	const char *topo = getenv("VP2P_TOPOLOGY");
+
+	if (!topo || !*topo)
+		return -1;
+	return strcmp(topo, "split") != 0;
+}
+
+/*
+ * p2p_reachable(), held to the topology: a p2p path that silently fell
+ * back (or a fallback that wrongly went p2p) fails here, not later.
+ */
+static inline bool p2p_checked(int vfd, int fd)
+{
+	bool p2p = p2p_reachable(vfd, fd);
+	int want = topology_wants_p2p();
+
+	igt_assert_f(want < 0 || p2p == want,
+		     "topology %s: the exporter %s p2p\n",
+		     getenv("VP2P_TOPOLOGY"), p2p ? "allowed" : "refused");
+	return p2p;
+}
+
 /* MOVE without the offset: 0 or -errno */
 static inline int vgem_p2p_move_err(int vfd, uint32_t handle, uint32_t target)
 {

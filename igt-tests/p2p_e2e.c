@@ -105,6 +105,7 @@ igt_main
 		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
 		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[2 * EDU_PAGE], buf[300];
+		int p2p, want;
 
 		edu_fill(ref, size, 31);
 		memcpy(p, ref, size);
@@ -130,12 +131,18 @@ igt_main
 		igt_assert_eq_u64(s.stats.pages_system, 0);
 		igt_assert(s.stats.pages_p2p >= 2);
 		igt_assert(v1.p2p_maps > v0.p2p_maps);
-		if (caps.caps & EDU_NIC_CAP_IOMMU)
-			igt_assert(v1.p2p_pages_iova > v0.p2p_pages_iova ||
-				   v1.fallbacks > v0.fallbacks);
-		else
-			igt_assert(v1.p2p_pages_bus > v0.p2p_pages_bus ||
-				   v1.fallbacks > v0.fallbacks);
+		/* exactly one of p2p and the fallback served it */
+		p2p = v1.p2p_pages_bus + v1.p2p_pages_iova >
+		      v0.p2p_pages_bus + v0.p2p_pages_iova;
+		igt_assert_neq(p2p, v1.fallbacks > v0.fallbacks);
+		if (p2p && caps.caps & EDU_NIC_CAP_IOMMU)
+			igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
+		else if (p2p)
+			igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
+		want = topology_wants_p2p();
+		igt_assert_f(want < 0 || p2p == want,
+			     "topology %s: served %s\n", getenv("VP2P_TOPOLOGY"),
+			     p2p ? "p2p" : "by the fallback");
 
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
@@ -310,7 +317,7 @@ igt_main
 		struct edu_nic_mr_stats ms;
 		pthread_t t;
 
-		igt_require(p2p_reachable(vfd, fd));
+		igt_require(p2p_checked(vfd, fd));
 		/* fill VRAM with 1 MiB objects: every hole left is smaller */
 		st = vgem_p2p_stats(vfd);
 		max = st.vram_size / chunk;
@@ -434,7 +441,7 @@ igt_main
 			 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
 			 (unsigned long long)(v1.devmem_to_ram - v0.devmem_to_ram),
 			 (unsigned long long)s.stats.pages_p2p);
-		if (p2p_reachable(vfd, fd)) {
+		if (p2p_checked(vfd, fd)) {
 			/* Mapped where they are: no migration. */
 			igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram);
 			igt_assert(v1.devmem_p2p_maps >=
