@@ -66,6 +66,15 @@ static inline int topology_wants_p2p(void)
 	return strcmp(topo, "split") != 0;
 }
 
+/* Fail if @p2p, whether an importer was served p2p, defies the topology */
+static inline void assert_topology_p2p(bool p2p)
+{
+	int want = topology_wants_p2p();
+
+	igt_assert_f(want < 0 || p2p == want, "topology %s: served %s\n",
+		     getenv("VP2P_TOPOLOGY"), p2p ? "p2p" : "by the fallback");
+}
+
 /*
  * p2p_reachable(), held to the topology: a p2p path that silently fell
  * back (or a fallback that wrongly went p2p) fails here, not later.
@@ -73,11 +82,8 @@ static inline int topology_wants_p2p(void)
 static inline bool p2p_checked(int vfd, int fd)
 {
 	bool p2p = p2p_reachable(vfd, fd);
-	int want = topology_wants_p2p();
 
-	igt_assert_f(want < 0 || p2p == want,
-		     "topology %s: the exporter %s p2p\n",
-		     getenv("VP2P_TOPOLOGY"), p2p ? "allowed" : "refused");
+	assert_topology_p2p(p2p);
 	return p2p;
 }
 

@@ -105,7 +105,7 @@ igt_main
 		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
 		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char ref[2 * EDU_PAGE], buf[300];
-		int p2p, want;
+		int p2p;
 
 		edu_fill(ref, size, 31);
 		memcpy(p, ref, size);
@@ -139,10 +139,7 @@ igt_main
 			igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
 		else if (p2p)
 			igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
-		want = topology_wants_p2p();
-		igt_assert_f(want < 0 || p2p == want,
-			     "topology %s: served %s\n", getenv("VP2P_TOPOLOGY"),
-			     p2p ? "p2p" : "by the fallback");
+		assert_topology_p2p(p2p);
 
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);

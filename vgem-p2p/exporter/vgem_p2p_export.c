@@ -101,6 +101,19 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
  */
 #define VGEM_P2P_SYSTEM_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
 
+/* Undo the first @npages of vgem_p2p_map_system() */
+static void vgem_p2p_unmap_system_pages(struct vgem_p2p_mapping *map,
+					unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
+				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
+		put_page(map->pages[i]);
+	}
+}
+
 /* The fallback: the object is in system memory; map its pages */
 static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 			       struct vgem_p2p_mapping *map,
@@ -124,23 +137,8 @@ static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 	return 0;
 
 err_unmap:
-	while (i--) {
-		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
-				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
-		put_page(map->pages[i]);
-	}
+	vgem_p2p_unmap_system_pages(map, i);
 	return -EIO;
-}
-
-static void vgem_p2p_unmap_system(struct vgem_p2p_mapping *map)
-{
-	unsigned long i;
-
-	for (i = 0; i < map->npages; i++) {
-		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
-				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
-		put_page(map->pages[i]);
-	}
 }
 
 /* Under the device lock: place the object as @kind needs, then map it */
@@ -276,7 +274,7 @@ void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
 	spin_unlock(&bo->maps_lock);
 
 	if (map->kind == VGEM_P2P_MAP_SYSTEM)
-		vgem_p2p_unmap_system(map);
+		vgem_p2p_unmap_system_pages(map, map->npages);
 	else
 		vgem_p2p_unexport_bar(map->importer, map->kind, map->iova,
 				      map->npages << PAGE_SHIFT, map->dir);
