@@ -40,6 +40,21 @@ _switch()
 	done
 }
 
+# check_topologies NAME...: die, in the calling shell, on a name that is
+# not a topology, so that a typo fails before minutes of building rather
+# than inside the subshell that assembles QEMU's arguments.
+check_topologies()
+{
+	local t
+
+	for t in "$@"; do
+		case " $VP2P_TOPOLOGIES " in
+		*" $t "*) ;;
+		*) die "unknown topology '$t' (one of: $VP2P_TOPOLOGIES)" ;;
+		esac
+	done
+}
+
 # topology_qemu_args NAME: QEMU arguments for the machine and devices.
 #
 # la57=off: with 5-level paging, the debug kernel intermittently reported
