@@ -47,6 +47,18 @@ except ValueError as e:
 r = run('frobnicate')
 check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1,
       'unknown command: one line, exit 2')
+check(r.stderr.startswith("vgem-p2p: unknown command 'frobnicate'") and
+      "see 'vgem-p2p --help'" in r.stderr,
+      'unknown command: one prefix, points at vgem-p2p --help')
+r = run('info', '--json')
+try:
+    json.loads(r.stdout)
+    check(r.returncode == 0, 'global option after the command: info --json')
+except ValueError as e:
+    check(False, f'global option after the command: info --json ({e})')
+r = run('info', '--exporter')
+check(r.returncode == 2 and 'requires an argument' in r.stderr,
+      'global option after the command without its argument: exit 2')
 r = run('dma', '--size', 'lots')
 check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1,
       'bad option value: one line, exit 2')
@@ -73,5 +85,8 @@ else:
     r = run('dma')
     check(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1,
           'no device: one line, exit 1')
+    r = run('info')
+    check(r.returncode == 0 and 'edu_nic' in r.stderr,
+          'info without importers: says why on stderr')
 
 sys.exit(1 if failed else 0)

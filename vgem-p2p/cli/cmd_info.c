@@ -29,6 +29,23 @@ static void out_pcipath(const char *pci)
 		out_str("sysfs", path);
 }
 
+/*
+ * Empty lists are a valid answer, but the usual reason for them is a
+ * module not loaded: say so on stderr, where it cannot break --json.
+ */
+static void info_hint(const char *module, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", module);
+	if (access(path, F_OK))
+		fprintf(stderr, "vgem-p2p: info: no %s: module %s is not loaded (modprobe %s)\n",
+			what, module, module);
+	else
+		fprintf(stderr, "vgem-p2p: info: no %s: module %s is loaded but bound to no device\n",
+			what, module);
+}
+
 static int info_run(struct ctx *c, int argc, char **argv)
 {
 	char epci[MAXDEV][16], ipci[MAXDEV][16];
@@ -125,6 +142,10 @@ static int info_run(struct ctx *c, int argc, char **argv)
 	}
 	out_close();
 	out_end();
+	if (!ne)
+		info_hint("vgem_p2p", "exporters");
+	if (!ni)
+		info_hint("edu_nic", "importers");
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  * useful could outlive a process anyway.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 		"  -q, --quiet        no progress\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help; COMMAND --help for a command's\n"
+		"The long forms may also follow the command.\n"
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < NR_COMMANDS; i++)
@@ -45,6 +47,87 @@ static void usage(FILE *f)
 			commands[i]->summary);
 	fprintf(f, "\nExit status: 0 success, 1 failure (one line on stderr), "
 		"2 bad usage.\nSee vgem-p2p(1).\n");
+}
+
+/* Apply global option @opt; out_usage()'s status on a bad argument. */
+static int set_global(struct ctx *c, int opt, const char *arg)
+{
+	char *end;
+	long n;
+
+	switch (opt) {
+	case 'e':
+	case 'i':
+		n = strtol(arg, &end, 10);
+		if (!*arg || *end || n < 0 || n > INT_MAX)
+			return out_usage("bad device index '%s'", arg);
+		if (opt == 'e')
+			c->exporter = n;
+		else
+			c->importer = n;
+		return 0;
+	case 'j':
+		out_json = true;
+		return 0;
+	case 'p':
+		out_progress = true;
+		return 0;
+	case 'q':
+		out_progress = false;
+		return 0;
+	}
+	return 2;
+}
+
+/*
+ * Global options in their long form may also follow the command
+ * ("vgem-p2p dma --json"): take them out of the command's arguments, up
+ * to a "--". No command has a long option of the same name; short ones
+ * stay the command's, since -i or -p may mean something else there.
+ */
+static int hoist_globals(struct ctx *c, int *argc, char **argv)
+{
+	static const struct { const char *name; int opt; bool arg; } g[] = {
+		{ "--exporter", 'e', true }, { "--importer", 'i', true },
+		{ "--json", 'j', false }, { "--progress", 'p', false },
+		{ "--quiet", 'q', false },
+	};
+	int i, j, k, ret;
+
+	for (i = 1; i < *argc && strcmp(argv[i], "--"); ) {
+		const char *arg = NULL;
+		size_t len;
+		int used = 1;
+
+		for (k = 0; k < (int)(sizeof(g) / sizeof(g[0])); k++) {
+			len = strlen(g[k].name);
+			if (strncmp(argv[i], g[k].name, len))
+				continue;
+			if (argv[i][len] == '=' && g[k].arg)
+				arg = argv[i] + len + 1;
+			else if (argv[i][len])
+				continue;
+			break;
+		}
+		if (k == (int)(sizeof(g) / sizeof(g[0]))) {
+			i++;
+			continue;
+		}
+		if (g[k].arg && !arg) {
+			if (i + 1 >= *argc)
+				return out_usage("option '%s' requires an argument",
+						 g[k].name);
+			arg = argv[i + 1];
+			used = 2;
+		}
+		ret = set_global(c, g[k].opt, arg);
+		if (ret)
+			return ret;
+		for (j = i; j + used <= *argc; j++)
+			argv[j] = argv[j + used];
+		*argc -= used;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -61,8 +144,7 @@ int main(int argc, char **argv)
 	};
 	struct ctx c = { .efd = -1, .ifd = -1 };
 	unsigned int i;
-	char *end;
-	int opt, ret, first;
+	int opt, ret, first, cargc;
 
 	out_progress = isatty(STDERR_FILENO);
 	/* "+": stop at the command, whose options are its own */
@@ -70,22 +152,12 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'e':
 		case 'i':
-			ret = strtol(optarg, &end, 10);
-			if (*end || ret < 0)
-				return out_usage("bad device index '%s'", optarg);
-			if (opt == 'e')
-				c.exporter = ret;
-			else
-				c.importer = ret;
-			break;
 		case 'j':
-			out_json = true;
-			break;
 		case 'p':
-			out_progress = true;
-			break;
 		case 'q':
-			out_progress = false;
+			ret = set_global(&c, opt, optarg);
+			if (ret)
+				return ret;
 			break;
 		case 'V':
 			printf("vgem-p2p %s\n", vp2p_version());
@@ -109,8 +181,12 @@ int main(int argc, char **argv)
 		if (want_help(commands[i], argc - optind, argv + optind))
 			return 0;
 		first = optind;
+		cargc = argc - first;
+		ret = hoist_globals(&c, &cargc, argv + first);
+		if (ret)
+			return ret;
 		optind = 0;	/* glibc: 0 re-initialises getopt for argv */
-		ret = commands[i]->run(&c, argc - first, argv + first);
+		ret = commands[i]->run(&c, cargc, argv + first);
 		goto out;
 	}
 	return out_usage("unknown command '%s'", argv[optind]);

@@ -15,7 +15,17 @@
 
 bool out_json;
 bool out_progress;
-const char *out_cmd = "vgem-p2p";
+/* The command being run; NULL until one is recognised. */
+const char *out_cmd;
+
+/* "vgem-p2p: " or "vgem-p2p: COMMAND: " */
+static void out_prefix(void)
+{
+	if (out_cmd)
+		fprintf(stderr, "vgem-p2p: %s: ", out_cmd);
+	else
+		fputs("vgem-p2p: ", stderr);
+}
 
 #define MAX_NEST 8
 static struct {
@@ -164,7 +174,7 @@ int out_err(int err, const char *fmt, ...)
 
 	progress_done();
 	fflush(stdout);
-	fprintf(stderr, "vgem-p2p: %s: ", out_cmd);
+	out_prefix();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -178,11 +188,12 @@ int out_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "vgem-p2p: %s: ", out_cmd);
+	out_prefix();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'vgem-p2p %s --help')\n", out_cmd);
+	fprintf(stderr, " (see 'vgem-p2p%s%s --help')\n", out_cmd ? " " : "",
+		out_cmd ?: "");
 	return 2;
 }
 
@@ -204,7 +215,7 @@ void progress(const char *what, uint64_t done, uint64_t total)
 		return;
 	progress_last = now;
 	fprintf(stderr, "%s%s: %s %llu/%llu (%llu%%)%s", tty ? "\r" : "",
-		out_cmd, what, (unsigned long long)done,
+		out_cmd ?: "vgem-p2p", what, (unsigned long long)done,
 		(unsigned long long)total,
 		total ? (unsigned long long)(done * 100 / total) : 100ull,
 		tty ? "\033[K" : "\n");
