@@ -127,6 +127,8 @@ struct edu_nic {
  * @mm: the address space registrations name, mmgrab()ed at open.
  * @mrs: registrations by key; the xarray's own lock protects it, and a
  *	registration found in it is used under a reference (edu_nic_mr.kref).
+ *	A key being handed out is reserved (XA_ZERO_ENTRY), which every
+ *	lookup sees as absent, until user space has it.
  * @next_key: cursor of xa_alloc_cyclic(), under the xarray's lock.
  */
 struct edu_nic_file {
@@ -154,7 +156,8 @@ enum edu_nic_mr_kind {
  * @access: EDU_NIC_ACCESS_* bits.
  * @no_p2p: EDU_NIC_REG_MR_NO_P2P: never name this device as p2p importer.
  * @notifier: the mmu interval notifier covering [@start, @start + @length).
- * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock.
+ * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, from the moment
+ *	@key is set (so debugfs never lists a key-less region); empty before.
  * @op_lock: serializes faulting and DMA on this region, so that only one
  *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
  *	taken by the notifier, so holding it may sleep and allocate.

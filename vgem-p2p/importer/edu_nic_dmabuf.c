@@ -207,8 +207,8 @@ void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
  * @nic: the device
  * @req: the request, checked but for the dma-buf itself
  *
- * Return: the region, attached, mapped and published, with one reference;
- * or an ERR_PTR().
+ * Return: the region, attached and mapped, with one reference, not yet
+ * published (the ioctl publishes it once it has its key); or an ERR_PTR().
  */
 struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 					 const struct edu_nic_reg_dmabuf *req)
@@ -247,10 +247,6 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 	if (!ret)
 		edu_nic_dmabuf_unlock_mirror(mr);
 	mutex_unlock(&mr->op_lock);
-	if (ret)
-		goto err_detach;
-
-	ret = edu_nic_mr_publish(mr);
 	if (ret)
 		goto err_detach;
 	return mr;

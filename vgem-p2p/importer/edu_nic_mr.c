@@ -581,6 +581,7 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 	mutex_init(&mr->op_lock);
 	mutex_init(&mr->lock);
 	INIT_LIST_HEAD(&mr->p2p_maps);
+	INIT_LIST_HEAD(&mr->node);
 
 	/* hmm_range_fault() output: vma registrations only */
 	if (kind == EDU_NIC_KIND_VMA) {
@@ -616,7 +617,7 @@ void edu_nic_mr_free(struct edu_nic_mr *mr)
 
 /**
  * edu_nic_mr_publish - put a new region on its device's list
- * @mr: the region
+ * @mr: the region, its key set: debugfs lists it from now on
  *
  * Return: 0, or -ENODEV if the device was unbound meanwhile.
  */
@@ -640,7 +641,8 @@ int edu_nic_mr_publish(struct edu_nic_mr *mr)
  * @f: the open file; its mm is the caller's
  * @req: the validated request
  *
- * Return: the region with one reference, or an ERR_PTR().
+ * Return: the region with one reference, not yet published (the ioctl
+ * publishes it once it has its key), or an ERR_PTR().
  */
 struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 				     const struct edu_nic_reg_mr *req)
@@ -664,14 +666,8 @@ struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
 					   &edu_nic_mr_notifier_ops);
 	if (ret)
 		goto err_free_mr;
-
-	ret = edu_nic_mr_publish(mr);
-	if (ret)
-		goto err_remove_notifier;
 	return mr;
 
-err_remove_notifier:
-	mmu_interval_notifier_remove(&mr->notifier);
 err_free_mr:
 	edu_nic_mr_free(mr);
 	return ERR_PTR(ret);
@@ -682,9 +678,12 @@ static void edu_nic_mr_release(struct kref *kref)
 	struct edu_nic_mr *mr = container_of(kref, struct edu_nic_mr, kref);
 	struct edu_nic *nic = mr->nic;
 
+	/* Not on the list if it never got to user space. */
 	mutex_lock(&nic->mr_list_lock);
-	list_del(&mr->node);
-	atomic64_dec(&nic->stats.nr_mrs);
+	if (!list_empty(&mr->node)) {
+		list_del(&mr->node);
+		atomic64_dec(&nic->stats.nr_mrs);
+	}
 	mutex_unlock(&nic->mr_list_lock);
 
 	if (mr->kind == EDU_NIC_KIND_DMABUF) {
