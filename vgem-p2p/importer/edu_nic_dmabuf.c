@@ -15,6 +15,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -221,6 +222,15 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 	dmabuf = dma_buf_get((int)req->fd);
 	if (IS_ERR(dmabuf))
 		return ERR_CAST(dmabuf);
+	/*
+	 * The device writing through a dma-buf is a write to it: the fd
+	 * must be open for writing, as mmap() of a file for a shared
+	 * writable mapping requires (-EACCES there too).
+	 */
+	ret = -EACCES;
+	if ((req->access & EDU_NIC_ACCESS_WRITE) &&
+	    !(dmabuf->file->f_mode & FMODE_WRITE))
+		goto err_put_dmabuf;
 	ret = -EINVAL;
 	if (req->offset >= dmabuf->size ||
 	    req->length > dmabuf->size - req->offset)
