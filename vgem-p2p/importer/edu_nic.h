@@ -93,7 +93,8 @@ struct edu_nic_dev_counters {
  * @bounce_dma: its DMA address.
  * @dead: set under @dma_lock (and @mr_list_lock) when the device unbinds:
  *	no more commands, no more mirroring.
- * @wedged: a command timed out; the engine is not used again.
+ * @wedged: a command timed out; bus mastering is off and the engine is
+ *	not used again.
  * @mr_list_lock: protects @mr_list.
  * @mr_list: every live registration on this device, for debugfs and unbind.
  * @debugfs: the device's debugfs directory.

@@ -65,11 +65,15 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 		return 0;
 
 	/*
-	 * The engine cannot be aborted: it may still use the address after
-	 * we give up, so never hand it another one.
+	 * The engine cannot be aborted, and our caller is about to let the
+	 * address go (unmap the page, let VRAM be reused): cut the device
+	 * off the bus so that the command still running cannot write
+	 * there, and never hand it another address.
 	 */
 	nic->wedged = true;
-	dev_err(&nic->pdev->dev, "DMA command timed out, engine disabled\n");
+	pci_clear_master(nic->pdev);
+	dev_err(&nic->pdev->dev,
+		"DMA command timed out, bus mastering disabled\n");
 	return -EIO;
 }
 
@@ -250,6 +254,9 @@ err_free_bounce:
 /**
  * edu_nic_dma_kill - stop issuing commands; waits for the one running
  * @nic: the device, being unbound
+ *
+ * After it, the device issues no DMA of ours: the caller may clear bus
+ * mastering and free what DMA used.
  */
 void edu_nic_dma_kill(struct edu_nic *nic)
 {

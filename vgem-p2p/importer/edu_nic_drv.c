@@ -160,6 +160,7 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_dma_fini:
 	edu_nic_dma_kill(nic);
+	pci_clear_master(pdev);
 	edu_nic_dma_fini(nic);
 err_put_nic:
 	edu_nic_put(nic);
@@ -185,10 +186,16 @@ static void edu_nic_remove(struct pci_dev *pdev)
 	mutex_lock(&nic->mr_list_lock);
 	WRITE_ONCE(nic->dead, true);
 	mutex_unlock(&nic->mr_list_lock);
-	edu_nic_mr_kill_all(nic);
+	/*
+	 * Wait for the command in flight, then take the device off the bus
+	 * before anything it could still write goes away: the mirrors'
+	 * pages and the exporters' memory (kill_all), the bounce page
+	 * (dma_fini). A command that timed out may still be running.
+	 */
 	edu_nic_dma_kill(nic);
-	edu_nic_dma_fini(nic);
 	pci_clear_master(pdev);
+	edu_nic_mr_kill_all(nic);
+	edu_nic_dma_fini(nic);
 	edu_nic_put(nic);
 }
 
