@@ -19,14 +19,15 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
+#include <vgem_p2p_iommu.h>
+
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
 
+/* One definition for both drivers: see vgem_p2p_iommu.h */
 bool vgem_p2p_importer_translated(struct device *importer)
 {
-	struct iommu_domain *domain = iommu_get_domain_for_dev(importer);
-
-	return domain && (domain->type & __IOMMU_DOMAIN_DMA_API);
+	return vgem_p2p_dma_translated(importer);
 }
 
 /**

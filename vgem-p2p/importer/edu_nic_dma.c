@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/string.h>
 
+#include <vgem_p2p_iommu.h>
+
 #include "edu_nic.h"
 
 /*
@@ -282,12 +284,13 @@ void edu_nic_dma_fini(struct edu_nic *nic)
 /**
  * edu_nic_iommu_translated - is the device's DMA translated by an IOMMU?
  * @nic: the device
+ *
+ * The exporter asks the same question, with the same helper, to decide
+ * between handing us IOVAs and bus addresses.
  */
 bool edu_nic_iommu_translated(struct edu_nic *nic)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
-
-	return dom && (dom->type & __IOMMU_DOMAIN_PAGING);
+	return vgem_p2p_dma_translated(&nic->pdev->dev);
 }
 
 /**
@@ -304,9 +307,9 @@ bool edu_nic_iommu_translated(struct edu_nic *nic)
  */
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
+	struct device *dev = &nic->pdev->dev;
 
-	if (dom && (dom->type & __IOMMU_DOMAIN_PAGING))
-		return iommu_iova_to_phys(dom, addr);
+	if (vgem_p2p_dma_translated(dev))
+		return iommu_iova_to_phys(iommu_get_domain_for_dev(dev), addr);
 	return addr;
 }
