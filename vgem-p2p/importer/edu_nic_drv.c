@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -16,6 +17,28 @@
 #define PCI_DEVICE_ID_QEMU_EDU	0x11e8
 
 static DEFINE_IDA(edu_nic_ida);
+
+/*
+ * QEMU's edu device reaches 28 bits of address by default (its dma_mask
+ * property) and silently clamps anything above: a DMA past the mask
+ * lands elsewhere in guest memory. Claim only what the device has.
+ */
+#define EDU_NIC_DMA_BITS_DEFAULT	28
+
+static int edu_nic_dma_bits_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, EDU_NIC_DMA_BITS_DEFAULT, 64);
+}
+
+static const struct kernel_param_ops edu_nic_dma_bits_ops = {
+	.set = edu_nic_dma_bits_set,
+	.get = param_get_uint,
+};
+
+static unsigned int dma_bits = EDU_NIC_DMA_BITS_DEFAULT;
+module_param_cb(dma_bits, &edu_nic_dma_bits_ops, &dma_bits, 0444);
+MODULE_PARM_DESC(dma_bits,
+		 "DMA address bits of the edu device, 28 (QEMU's default) to 64: match its dma_mask property");
 
 static void edu_nic_free(struct kref *kref)
 {
@@ -130,10 +153,10 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put_nic;
 
 	/*
-	 * The topologies set edu's dma_mask property to all ones; QEMU's
-	 * default (28 bits) would silently clamp addresses.
+	 * The mask is also what exporters check before handing us a bus
+	 * address: memory above it reaches us through system memory.
 	 */
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(dma_bits));
 	if (ret)
 		goto err_put_nic;
 	pci_set_master(pdev);
