@@ -213,6 +213,7 @@ void edu_nic_put(struct edu_nic *nic);
 /* edu_nic_dma.c */
 bool edu_nic_iommu_translated(struct edu_nic *nic);
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
+void edu_nic_dma_fault_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);
 void edu_nic_dma_fini(struct edu_nic *nic);
 void edu_nic_dma_kill(struct edu_nic *nic);

@@ -124,6 +124,7 @@ void edu_nic_debugfs_fini(struct edu_nic *nic)
 void edu_nic_debugfs_module_init(void)
 {
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	edu_nic_dma_fault_init(edu_nic_debugfs_root);
 }
 
 /** edu_nic_debugfs_module_exit - remove it */

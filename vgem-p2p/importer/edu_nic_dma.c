@@ -7,6 +7,8 @@
  * buffer -> bounce, or bounce -> edu buffer -> bus. A command moves at
  * most EDU_XFER_MAX bytes, so a page takes two such pairs.
  */
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iommu.h>
@@ -22,6 +24,39 @@
  * a loaded host that can be much more in wall-clock time.
  */
 #define EDU_DMA_TIMEOUT		(10 * HZ)
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * <debugfs>/edu_nic/fail_dma_timeout: treat a command as never finished,
+ * the one failure QEMU's edu cannot produce, so that the timeout path
+ * (wedge the engine, bus mastering off) can be tested.
+ */
+static DECLARE_FAULT_ATTR(edu_nic_fail_dma_timeout);
+
+static bool edu_nic_dma_inject_timeout(void)
+{
+	return should_fail(&edu_nic_fail_dma_timeout, 1);
+}
+
+/**
+ * edu_nic_dma_fault_init - create the fault-injection knob
+ * @root: <debugfs>/edu_nic
+ */
+void edu_nic_dma_fault_init(struct dentry *root)
+{
+	fault_create_debugfs_attr("fail_dma_timeout", root,
+				  &edu_nic_fail_dma_timeout);
+}
+#else
+static bool edu_nic_dma_inject_timeout(void)
+{
+	return false;
+}
+
+void edu_nic_dma_fault_init(struct dentry *root)
+{
+}
+#endif
 
 static irqreturn_t edu_nic_irq(int irq, void *data)
 {
@@ -59,6 +94,8 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	atomic64_inc(&nic->stats.device_dma_cmds);
 
 	left = wait_for_completion_timeout(&nic->dma_done, EDU_DMA_TIMEOUT);
+	if (edu_nic_dma_inject_timeout())
+		goto timed_out;
 	if (left)
 		return 0;
 
@@ -66,6 +103,7 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	if (!(readq(nic->regs + EDU_REG_DMA_CMD) & EDU_DMA_CMD_RUN))
 		return 0;
 
+timed_out:
 	/*
 	 * The engine cannot be aborted, and our caller is about to let the
 	 * address go (unmap the page, let VRAM be reused): cut the device
