@@ -7,7 +7,9 @@
  *   edu_nic_mr.lock > edu_nic.dma_lock
  * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
- * ioremap, copy_*_user) while holding it or anything inside it.
+ * ioremap, copy_*_user) while holding it or anything inside it. Module
+ * load primes lockdep with reclaim -> edu_nic_mr.lock
+ * (edu_nic_mr_lockdep_prime()), so a violation is reported at once.
  *
  * A dma-buf registration's mapping is made and dropped under the
  * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
@@ -234,6 +236,7 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 	atomic64_add(__n, &__mr->nic->stats.field);			\
 } while (0)
 
+void edu_nic_mr_lockdep_prime(void);
 struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 				    unsigned long length, u32 access,
 				    enum edu_nic_mr_kind kind);

@@ -239,6 +239,7 @@ static int __init edu_nic_init(void)
 {
 	int ret;
 
+	edu_nic_mr_lockdep_prime();
 	edu_nic_debugfs_module_init();
 	ret = pci_register_driver(&edu_nic_driver);
 	if (ret)
