@@ -483,33 +483,42 @@ igt_main
 
 	igt_describe("A PRIME export without DRM_RDWR is a read-only fd: registering it for writing gets EACCES, for reading works; with DRM_RDWR both work.");
 	igt_subtest("read-only-fd") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 16);
+		struct obj rw = obj_new(vfd, EDU_PAGE, 0, 16);
+		uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
+		char *map = vgem_p2p_mmap(vfd, h, EDU_PAGE,
+					  PROT_READ | PROT_WRITE);
 		int rofd = -1;
 		uint32_t key;
 
-		igt_assert_eq(drmPrimeHandleToFD(vfd, o.handle, DRM_CLOEXEC,
-						 &rofd), 0);
+		/*
+		 * DRM keeps one dma-buf per object, made by its first export:
+		 * so a fresh object for the read-only one.
+		 */
+		edu_fill(map, EDU_PAGE, 17);
+		igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC, &rofd), 0);
 		igt_assert_eq(fcntl(rofd, F_GETFL) & O_ACCMODE, O_RDONLY);
-		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, o.size, RW, &key),
+		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE, RW, &key),
 			      -EACCES);
-		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, o.size,
+		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE,
 					     EDU_NIC_ACCESS_WRITE, &key),
 			      -EACCES);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		key = reg_dmabuf(fd, rofd, 0, o.size, EDU_NIC_ACCESS_READ);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-
-		/* o.dfd is the DRM_RDWR export */
-		igt_assert_eq(fcntl(o.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
-		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-		edu_fill(o.ref, 256, 17);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
-			o.ref);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
+		igt_assert_eq(vgem_p2p_info(vfd, h).dmabuf_attachments, 0);
+		key = reg_dmabuf(fd, rofd, 0, EDU_PAGE, EDU_NIC_ACCESS_READ);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, map, 0, 256);
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		close(rofd);
-		obj_free(vfd, &o);
+		munmap(map, EDU_PAGE);
+		gem_close(vfd, h);
+
+		/* rw.dfd is the DRM_RDWR export */
+		igt_assert_eq(fcntl(rw.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
+		key = reg_dmabuf(fd, rw.dfd, 0, rw.size, RW);
+		edu_fill(rw.ref, 256, 18);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
+			rw.ref);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, rw.ref, 0, 256);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &rw);
 	}
 
 	igt_describe("REG_DMABUF whose key cannot be written back: EFAULT, nothing registered, nothing attached.");
