@@ -157,8 +157,16 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	 * address: memory above it reaches us through system memory.
 	 */
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(dma_bits));
-	if (ret)
+	if (ret) {
+		/*
+		 * Without an IOMMU, and without ZONE_DMA, dma-direct takes a
+		 * mask below 32 bits only if all memory lies under it.
+		 */
+		dev_err(&pdev->dev,
+			"no DMA with a %u-bit mask here; dma_bits must match the device's dma_mask\n",
+			dma_bits);
 		goto err_put_nic;
+	}
 	pci_set_master(pdev);
 
 	ret = edu_nic_dma_init(nic);
