@@ -178,8 +178,11 @@ static void reload_importer(const char *params)
 
 /*
  * Register a VRAM object through its vma and its dma-buf; return how many
- * of its pages each registration got as p2p (0: the system fallback).
- * Device DMA through both reads what the CPU wrote.
+ * of its pages each registration got as p2p (0: the system fallback):
+ * for the vma, as the exporter counts BAR pages it handed out (the
+ * importer counts every page the exporter maps as p2p); for the dma-buf,
+ * as the importer counts addresses outside system RAM. Device DMA
+ * through both reads what the CPU wrote.
  */
 static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 			   uint64_t *dmabuf_p2p)
@@ -189,16 +192,20 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 	struct edu_nic_reg_dmabuf r = {
 		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
 	};
+	struct drm_vgem_p2p_stats v0, v1;
 	char buf[256];
 	int dfd = -1;
 	uint32_t key;
 
 	edu_fill(vram, SIZE, 4);
+	v0 = vgem_p2p_stats(vfd);
 	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
+	v1 = vgem_p2p_stats(vfd);
 	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
 		sizeof(buf), buf);
 	igt_assert(!memcmp(buf, vram, sizeof(buf)));
-	*vma_p2p = edu_mr_stats(efd, key).stats.pages_p2p;
+	*vma_p2p = v1.p2p_pages_bus + v1.p2p_pages_iova -
+		   v0.p2p_pages_bus - v0.p2p_pages_iova;
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 
 	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR, &dfd),
