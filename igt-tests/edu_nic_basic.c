@@ -4,7 +4,10 @@
  * lifetime, mirroring state and counters. No device DMA here (it is slow
  * on edu); the bulk mode stands in where a transfer is needed.
  */
+#include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 #include "edu_nic_helpers.h"
@@ -12,6 +15,146 @@
 IGT_TEST_DESCRIPTION("edu_nic: ioctl argument checking and registration lifetime.");
 
 #define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
+
+/*
+ * A struct edu_nic_reg_mr for @p whose last 16 bytes (access, flags, key,
+ * pad) lie on a read-only page: the kernel reads it whole, but writing
+ * the key back fails. @two is a 2-page anonymous mapping, left with its
+ * second page read-only.
+ */
+static struct edu_nic_reg_mr *reg_mr_readonly_tail(char *two, void *p)
+{
+	struct edu_nic_reg_mr *r = (void *)(two + EDU_PAGE - 16);
+
+	memset(r, 0, sizeof(*r));
+	r->addr = (uintptr_t)p;
+	r->length = EDU_PAGE;
+	r->access = RW;
+	igt_assert_eq(mprotect(two + EDU_PAGE, EDU_PAGE, PROT_READ), 0);
+	return r;
+}
+
+struct copy_out_race {
+	int fd;
+	void *p;
+	struct edu_nic_reg_mr *r;
+	int iters;
+	atomic_int done;	/* REG_MR calls returned */
+	atomic_bool stop;
+	int dereg_ok;		/* DEREG_MR successes: must stay 0 */
+};
+
+/*
+ * Keys are handed out cyclically from 1 on a fresh file, one per REG_MR
+ * even when it fails: so the key of the REG_MR now running is done + 1.
+ * Try to DEREG it until that call returns.
+ */
+static void *copy_out_dereg_thread(void *arg)
+{
+	struct copy_out_race *c = arg;
+	int k;
+
+	for (k = 1; k <= c->iters; k++)
+		while (atomic_load(&c->done) < k)
+			if (edu_dereg_err(c->fd, k) == 0)
+				c->dereg_ok++;
+	return NULL;
+}
+
+/*
+ * Hold the mmap lock for writing, over and over, so that the fault
+ * copy_to_user() takes on the read-only page waits: it widens the window
+ * between the key being allocated and the copy failing.
+ */
+static void *copy_out_mmap_thread(void *arg)
+{
+	struct copy_out_race *c = arg;
+	size_t len = 16 << 20;
+	char *big = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (big == MAP_FAILED)
+		return NULL;
+	memset(big, 1, len);
+	while (!atomic_load(&c->stop)) {
+		mprotect(big, len, PROT_READ);
+		mprotect(big, len, PROT_READ | PROT_WRITE);
+	}
+	munmap(big, len);
+	return NULL;
+}
+
+struct mrs_reader {
+	char path[128];
+	atomic_bool stop;
+	int keyless;		/* "mr 0 " lines seen: must stay 0 */
+	int reads;
+	int errors;		/* failed opens and reads: must stay 0 */
+};
+
+/* Read debugfs's mrs over and over, counting registrations without a key. */
+static void *mrs_reader_thread(void *arg)
+{
+	struct mrs_reader *m = arg;
+	static char buf[1 << 16];
+	ssize_t n;
+	int dfd;
+
+	while (!atomic_load(&m->stop)) {
+		/* No igt_assert() off the main thread: count, check there. */
+		dfd = open(m->path, O_RDONLY);
+		n = dfd >= 0 ? read(dfd, buf, sizeof(buf) - 1) : -1;
+		if (dfd >= 0)
+			close(dfd);
+		if (n < 0) {
+			m->errors++;
+			continue;
+		}
+		buf[n] = 0;
+		if (!strncmp(buf, "mr 0 ", 5) || strstr(buf, "\nmr 0 "))
+			m->keyless++;
+		m->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * Does /proc/lockdep list @to as a direct dependency of @from (a line
+ * " -> [key] @to" in @from's block)? -1 without /proc/lockdep.
+ */
+static int lockdep_direct_dep(const char *from, const char *to)
+{
+	FILE *f = fopen("/proc/lockdep", "r");
+	bool in_from = false;
+	size_t cap = 0;
+	char *line = NULL;
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		char *name;
+
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, " -> ", 4)) {
+			/* "KEY FD: n BD: n USAGE: NAME" starts a class */
+			name = strstr(line, ": ");
+			name = name ? strrchr(line, ' ') + 1 : NULL;
+			in_from = name && !strcmp(name, from);
+			continue;
+		}
+		/* "#N" follows a name several classes have had */
+		name = strchr(line, ']');
+		if (in_from && name && !strncmp(name + 2, to, strlen(to)) &&
+		    (!name[2 + strlen(to)] || name[2 + strlen(to)] == '#')) {
+			found = 1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
 
 igt_main
 {
@@ -376,6 +519,100 @@ igt_main
 				      -EPERM);
 		}
 		igt_waitchildren();
+	}
+
+	igt_describe("REG_MR whose key cannot be written back: EFAULT and nothing registered.");
+	igt_subtest("reg-copy-out-fault") {
+		char *two = edu_anon(2 * EDU_PAGE);
+		char *p = edu_anon(EDU_PAGE);
+		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+		struct edu_nic_reg_mr *r = reg_mr_readonly_tail(two, p);
+		uint32_t key;
+
+		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_MR, r), -EFAULT);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		/* The failed call's key is gone; the next one is new. */
+		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+		igt_assert_eq(edu_dereg_err(fd, key - 1), -ENOENT);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		munmap(p, EDU_PAGE);
+		munmap(two, 2 * EDU_PAGE);
+	}
+
+	igt_describe("DEREG_MR of the key a REG_MR is failing to hand out: ENOENT, never a free of the registration under the failing call (a double free, which KASAN reports).");
+	igt_subtest("reg-copy-out-race") {
+		struct copy_out_race c = { .iters = 400 };
+		char *two = edu_anon(2 * EDU_PAGE);
+		uint64_t before;
+		pthread_t dereg, mm;
+		int i;
+
+		/* A fresh file, so that its keys start at 1. */
+		c.fd = edu_open();
+		c.p = edu_anon(EDU_PAGE);
+		c.r = reg_mr_readonly_tail(two, c.p);
+		before = edu_dev_stats(fd).stats.nr_mrs;
+		igt_assert_eq(pthread_create(&mm, NULL, copy_out_mmap_thread,
+					     &c), 0);
+		igt_assert_eq(pthread_create(&dereg, NULL,
+					     copy_out_dereg_thread, &c), 0);
+		for (i = 0; i < c.iters; i++) {
+			igt_assert_eq(edu_ioctl(c.fd, EDU_NIC_IOCTL_REG_MR, c.r),
+				      -EFAULT);
+			atomic_fetch_add(&c.done, 1);
+		}
+		pthread_join(dereg, NULL);
+		atomic_store(&c.stop, true);
+		pthread_join(mm, NULL);
+
+		igt_assert_eq(c.dereg_ok, 0);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		close(c.fd);
+		munmap(c.p, EDU_PAGE);
+		munmap(two, 2 * EDU_PAGE);
+	}
+
+	igt_describe("debugfs lists a registration only once it has its key: never as mr 0, even during a long prefetch.");
+	igt_subtest("debugfs-mrs-keyed") {
+		struct mrs_reader m = { };
+		char link[256];
+		char *p = edu_anon(64 * EDU_PAGE);
+		pthread_t t;
+		uint32_t key;
+		ssize_t n;
+		int i;
+
+		n = readlink("/sys/class/misc/edu_nic0/device", link,
+			     sizeof(link) - 1);
+		igt_require(n > 0);
+		link[n] = 0;
+		snprintf(m.path, sizeof(m.path),
+			 "/sys/kernel/debug/edu_nic/%s/mrs",
+			 strrchr(link, '/') + 1);
+		igt_require_f(access(m.path, R_OK) == 0, "no %s\n", m.path);
+
+		igt_assert_eq(pthread_create(&t, NULL, mrs_reader_thread, &m),
+			      0);
+		for (i = 0; i < 64; i++) {
+			key = edu_reg(fd, p, 64 * EDU_PAGE, RW,
+				      EDU_NIC_REG_MR_PREFETCH);
+			igt_assert_eq(edu_dereg_err(fd, key), 0);
+		}
+		atomic_store(&m.stop, true);
+		pthread_join(t, NULL);
+		igt_info("%d reads of mrs\n", m.reads);
+		igt_assert_eq(m.errors, 0);
+		igt_assert_eq(m.keyless, 0);
+		munmap(p, 64 * EDU_PAGE);
+	}
+
+	igt_describe("Loading edu_nic told lockdep that reclaim takes mr->lock (the invalidate callback does), so an allocation under it is reported at once.");
+	igt_subtest("lockdep-primed") {
+		int found = lockdep_direct_dep("fs_reclaim", "&mr->lock");
+
+		igt_require_f(found >= 0, "no /proc/lockdep\n");
+		igt_assert_eq(found, 1);
 	}
 
 	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV, close cleans up, rebinding works.");

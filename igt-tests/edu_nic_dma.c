@@ -103,6 +103,47 @@ static void start_loop(pthread_t *t, struct dma_loop *l)
 	igt_assert_eq(pthread_create(t, NULL, dma_loop_thread, l), 0);
 }
 
+#define FAIL_TIMEOUT "/sys/kernel/debug/edu_nic/fail_dma_timeout"
+
+static bool write_str(const char *path, const char *s)
+{
+	int f = open(path, O_WRONLY);
+	bool ok;
+
+	if (f < 0)
+		return false;
+	ok = write(f, s, strlen(s)) == (ssize_t)strlen(s);
+	close(f);
+	return ok;
+}
+
+/* edu_nic0's PCI address, e.g. 0000:03:00.0 */
+static void edu_bdf(char *bdf, size_t len)
+{
+	char link[256];
+	ssize_t n = readlink("/sys/class/misc/edu_nic0/device", link,
+			     sizeof(link) - 1);
+
+	igt_assert(n > 0);
+	link[n] = 0;
+	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
+}
+
+/* Is bus mastering on (PCI_COMMAND_MASTER in the command register)? */
+static bool pci_bus_master(const char *bdf)
+{
+	char path[96];
+	uint16_t cmd;
+	int f;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", bdf);
+	f = open(path, O_RDONLY);
+	igt_assert_fd(f);
+	igt_assert_eq(pread(f, &cmd, sizeof(cmd), 4), (ssize_t)sizeof(cmd));
+	close(f);
+	return cmd & 0x4;
+}
+
 igt_main
 {
 	int fd = -1;
@@ -444,6 +485,47 @@ igt_main
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFSIGNALED(status));
 		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+	}
+
+	igt_describe("A command that times out (fault injection) wedges the engine and takes the device off the bus: DMA gets EIO, bus mastering is off; rebinding brings it back.");
+	igt_subtest("timeout-clears-master") {
+		char *p = edu_anon(EDU_PAGE), buf[64], bdf[32];
+		uint32_t key;
+
+		igt_require_f(access(FAIL_TIMEOUT, F_OK) == 0,
+			      "no %s (fault injection)\n", FAIL_TIMEOUT);
+		edu_bdf(bdf, sizeof(bdf));
+		igt_assert(pci_bus_master(bdf));
+		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+
+		/* The next command, once */
+		igt_assert(write_str(FAIL_TIMEOUT "/verbose", "0"));
+		igt_assert(write_str(FAIL_TIMEOUT "/interval", "1"));
+		igt_assert(write_str(FAIL_TIMEOUT "/times", "1"));
+		igt_assert(write_str(FAIL_TIMEOUT "/probability", "100"));
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					  buf), -EIO);
+		igt_assert(write_str(FAIL_TIMEOUT "/probability", "0"));
+		igt_assert(!pci_bus_master(bdf));
+		/* Wedged: no command again, injection or not */
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					  buf), -EIO);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		close(fd);
+
+		igt_assert(write_str("/sys/bus/pci/drivers/edu_nic/unbind", bdf));
+		igt_assert(write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
+		fd = edu_open();
+		igt_assert(pci_bus_master(bdf));
+		edu_fill(p, EDU_PAGE, 21);
+		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+			sizeof(buf), buf);
+		igt_assert(!memcmp(buf, p, sizeof(buf)));
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, EDU_PAGE);
 	}
 
 	igt_fixture

@@ -481,6 +481,71 @@ igt_main
 		obj_free(vfd, &o);
 	}
 
+	igt_describe("A PRIME export without DRM_RDWR is a read-only fd: registering it for writing gets EACCES, for reading works; with DRM_RDWR both work.");
+	igt_subtest("read-only-fd") {
+		struct obj rw = obj_new(vfd, EDU_PAGE, 0, 16);
+		uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
+		char *map = vgem_p2p_mmap(vfd, h, EDU_PAGE,
+					  PROT_READ | PROT_WRITE);
+		int rofd = -1;
+		uint32_t key;
+
+		/*
+		 * DRM keeps one dma-buf per object, made by its first export:
+		 * so a fresh object for the read-only one.
+		 */
+		edu_fill(map, EDU_PAGE, 17);
+		igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC, &rofd), 0);
+		igt_assert_eq(fcntl(rofd, F_GETFL) & O_ACCMODE, O_RDONLY);
+		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE, RW, &key),
+			      -EACCES);
+		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE,
+					     EDU_NIC_ACCESS_WRITE, &key),
+			      -EACCES);
+		igt_assert_eq(vgem_p2p_info(vfd, h).dmabuf_attachments, 0);
+		key = reg_dmabuf(fd, rofd, 0, EDU_PAGE, EDU_NIC_ACCESS_READ);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, map, 0, 256);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		close(rofd);
+		munmap(map, EDU_PAGE);
+		gem_close(vfd, h);
+
+		/* rw.dfd is the DRM_RDWR export */
+		igt_assert_eq(fcntl(rw.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
+		key = reg_dmabuf(fd, rw.dfd, 0, rw.size, RW);
+		edu_fill(rw.ref, 256, 18);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
+			rw.ref);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, rw.ref, 0, 256);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		obj_free(vfd, &rw);
+	}
+
+	igt_describe("REG_DMABUF whose key cannot be written back: EFAULT, nothing registered, nothing attached.");
+	igt_subtest("reg-copy-out-fault") {
+		struct obj o = obj_new(vfd, EDU_PAGE, 0, 18);
+		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+		char *two = edu_anon(2 * EDU_PAGE);
+		/* access and key on the read-only second page */
+		struct edu_nic_reg_dmabuf *r = (void *)(two + EDU_PAGE - 24);
+		uint32_t key;
+
+		memset(r, 0, sizeof(*r));
+		r->fd = o.dfd;
+		r->length = o.size;
+		r->access = RW;
+		igt_assert_eq(mprotect(two + EDU_PAGE, EDU_PAGE, PROT_READ), 0);
+		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, r),
+			      -EFAULT);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+		igt_assert_eq(edu_dereg_err(fd, key - 1), -ENOENT);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(two, 2 * EDU_PAGE);
+		obj_free(vfd, &o);
+	}
+
 	igt_describe("The registration keeps the dma-buf: closing the PRIME fd and the GEM handle first leaves it working; dereg then lets everything go.");
 	igt_subtest("teardown-close-first") {
 		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);

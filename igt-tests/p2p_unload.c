@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <xf86drm.h>
 
 #include "p2p_common.h"
 
@@ -44,7 +45,13 @@ static int mod_unload(int m)
 	return 0;
 }
 
-static int mod_load(int m)
+/*
+ * The parameters the suite runner loads each module with: the topologies
+ * give edu dma_mask=0xffffffffffffffff (qemu/guest/run-suite).
+ */
+static const char *const mod_params[] = { "", "dma_bits=64" };
+
+static int mod_load_params(int m, const char *params)
 {
 	const char *dir = getenv("VP2P_MODULES");
 	char path[512];
@@ -54,10 +61,15 @@ static int mod_load(int m)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+static int mod_load(int m)
+{
+	return mod_load_params(m, mod_params[m]);
 }
 
 static void ensure_loaded(void)
@@ -122,6 +134,93 @@ static struct everything map_everything(int vfd, int efd)
 	igt_assert(!memcmp(buf, vram, sizeof(buf)));
 	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 	return (struct everything){ .key = key, .vram = vram, .anon = anon };
+}
+
+/* edu_nic0's DMA mask, as its debugfs stats show it */
+static uint64_t edu_dma_mask(void)
+{
+	char bdf[32], path[128], text[4096], *line;
+	unsigned long long mask;
+	ssize_t n;
+	int fd;
+
+	pci_addr("/sys/class/misc/edu_nic0/device", bdf, sizeof(bdf));
+	snprintf(path, sizeof(path), "/sys/kernel/debug/edu_nic/%s/stats",
+		 bdf);
+	fd = open(path, O_RDONLY);
+	igt_assert_fd(fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	igt_assert(n > 0);
+	text[n] = 0;
+	line = strstr(text, "dma_mask ");
+	igt_assert_f(line, "no dma_mask in %s\n", path);
+	igt_assert_eq(sscanf(line, "dma_mask %llx", &mask), 1);
+	return mask;
+}
+
+static unsigned int edu_dma_bits_param(void)
+{
+	char text[16] = "";
+	int fd = open("/sys/module/edu_nic/parameters/dma_bits", O_RDONLY);
+
+	igt_assert_fd(fd);
+	igt_assert(read(fd, text, sizeof(text) - 1) > 0);
+	close(fd);
+	return strtoul(text, NULL, 10);
+}
+
+static void reload_importer(const char *params)
+{
+	igt_assert_eq(mod_unload(IMPORTER), 0);
+	igt_assert_eq(mod_load_params(IMPORTER, params), 0);
+}
+
+/*
+ * Register a VRAM object through its vma and its dma-buf; return how many
+ * of its pages each registration got as p2p (0: the system fallback):
+ * for the vma, as the exporter counts BAR pages it handed out (the
+ * importer counts every page the exporter maps as p2p); for the dma-buf,
+ * as the importer counts addresses outside system RAM. Device DMA
+ * through both reads what the CPU wrote.
+ */
+static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
+			   uint64_t *dmabuf_p2p)
+{
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	struct edu_nic_reg_dmabuf r = {
+		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
+	};
+	struct drm_vgem_p2p_stats v0, v1;
+	char buf[256];
+	int dfd = -1;
+	uint32_t key;
+
+	edu_fill(vram, SIZE, 4);
+	v0 = vgem_p2p_stats(vfd);
+	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
+	v1 = vgem_p2p_stats(vfd);
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	*vma_p2p = v1.p2p_pages_bus + v1.p2p_pages_iova -
+		   v0.p2p_pages_bus - v0.p2p_pages_iova;
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+
+	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR, &dfd),
+		      0);
+	r.fd = dfd;
+	igt_assert_eq(edu_ioctl(efd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
+	edu_dma(efd, r.key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	*dmabuf_p2p = edu_mr_stats(efd, r.key).stats.pages_p2p;
+	igt_assert_eq(edu_dereg_err(efd, r.key), 0);
+
+	close(dfd);
+	munmap(vram, SIZE);
+	gem_close(vfd, h);
 }
 
 igt_main
@@ -270,6 +369,57 @@ igt_main
 		close(efd);
 		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
 		vfd = vgem_p2p_open();
+		close(vfd);
+	}
+
+	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
+	igt_subtest("importer-dma-bits") {
+		uint64_t vma_p2p, dmabuf_p2p;
+		int vfd, efd;
+
+		/*
+		 * The default: 28 bits. Without an IOMMU, dma-direct accepts
+		 * that mask only where all memory is below 256 MiB or a
+		 * ZONE_DMA backs it; this guest has neither (2 GiB, no
+		 * ZONE_DMA), so the device stays unbound: refused, not
+		 * corrupted.
+		 */
+		reload_importer("");
+		igt_assert_eq(edu_dma_bits_param(), 28);
+		if (access("/sys/class/misc/edu_nic0", F_OK) == 0)
+			igt_assert_eq_u64(edu_dma_mask(), 0xfffffffull);
+		else
+			igt_info("28-bit mask refused by the DMA API: unbound\n");
+
+		igt_assert_eq(mod_unload(IMPORTER), 0);
+		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=27"),
+			      -EINVAL);
+		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=65"),
+			      -EINVAL);
+
+		/*
+		 * 31 bits: all of the guest's 2 GiB of RAM, none of the BAR
+		 * (the PCI hole starts at or above 2 GiB).
+		 */
+		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=31"), 0);
+		igt_assert_eq(edu_dma_bits_param(), 31);
+		igt_assert_eq_u64(edu_dma_mask(), 0x7fffffffull);
+		igt_require_f(topology_wants_p2p() == 1,
+			      "needs a topology with p2p (switch)\n");
+		vfd = vgem_p2p_open();
+		efd = edu_open();
+		vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
+		igt_assert_eq_u64(vma_p2p, 0);
+		igt_assert_eq_u64(dmabuf_p2p, 0);
+		close(efd);
+
+		reload_importer("dma_bits=64");
+		igt_assert_eq_u64(edu_dma_mask(), ~0ull);
+		efd = edu_open();
+		vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
+		igt_assert_eq_u64(vma_p2p, SIZE / EDU_PAGE);
+		igt_assert_eq_u64(dmabuf_p2p, SIZE / EDU_PAGE);
+		close(efd);
 		close(vfd);
 	}
 

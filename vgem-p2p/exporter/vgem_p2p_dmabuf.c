@@ -7,7 +7,7 @@
  * importer_ops.allow_peer2peer may be handed VRAM: .attach keeps
  * attach->peer2peer only if the object allows p2p and
  * pci_p2pdma_distance() says the importer reaches our BAR, as amdgpu
- * does. While the object is in VRAM, map_dma_buf then returns a page-less
+ * does, and its DMA mask covers the BAR (vgem_p2p_importer_reaches_bar()). While the object is in VRAM, map_dma_buf then returns a page-less
  * sg_table of its BAR range: bus addresses, or IOVAs from
  * dma_map_resource() when an IOMMU translates the importer. Otherwise the
  * object moves to system memory and its pages are mapped. Nothing is
@@ -67,7 +67,8 @@ static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 		} else {
 			if ((bo->flags & VGEM_P2P_CREATE_NO_P2P) ||
 			    pci_p2pdma_distance(vdev->pdev, attach->dev,
-						false) < 0)
+						false) < 0 ||
+			    !vgem_p2p_importer_reaches_bar(vdev, attach->dev))
 				attach->peer2peer = false;
 			drm_dev_exit(idx);
 		}

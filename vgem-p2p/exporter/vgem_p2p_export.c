@@ -4,14 +4,16 @@
  * of one of our vmas (vm_operations_struct.p2p_map). The exporter alone
  * decides:
  *
- *  - p2p denied by the object (VGEM_P2P_CREATE_NO_P2P) or impossible in
- *    this topology (device_test_p2p() false): the object moves to system
+ *  - p2p denied by the object (VGEM_P2P_CREATE_NO_P2P), impossible in
+ *    this topology (device_test_p2p() false), or the BAR's bus addresses
+ *    above the importer's DMA mask (no IOMMU): the object moves to system
  *    memory and the importer gets dma_map_page() addresses of its pages.
  *    The importer cannot tell; only the counters can.
  *  - the importer's DMA is translated by an IOMMU: the BAR range is mapped
  *    for it with dma_map_resource(), and it gets IOVAs;
  *  - otherwise it reaches the BAR directly: bus addresses.
  */
+#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/slab.h>
@@ -19,14 +21,32 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
+#include <vgem_p2p_iommu.h>
+
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
 
+/* One definition for both drivers: see vgem_p2p_iommu.h */
 bool vgem_p2p_importer_translated(struct device *importer)
 {
-	struct iommu_domain *domain = iommu_get_domain_for_dev(importer);
+	return vgem_p2p_dma_translated(importer);
+}
 
-	return domain && (domain->type & __IOMMU_DOMAIN_DMA_API);
+/**
+ * vgem_p2p_importer_reaches_bar - can @importer address our whole BAR?
+ * @vdev: the exporter
+ * @importer: the importing device
+ *
+ * An IOVA is allocated under the importer's DMA mask; a bus address is
+ * what it is, and a device with a narrower mask cannot reach it (QEMU's
+ * edu clamps the address and writes elsewhere). The same check as
+ * dma_direct_map_resource()'s, dma_capable().
+ */
+bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
+				   struct device *importer)
+{
+	return vgem_p2p_importer_translated(importer) ||
+	       dma_capable(importer, vdev->bar_bus, vdev->bar_size, false);
 }
 
 /**
@@ -42,7 +62,8 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 {
 	if (obj_flags & VGEM_P2P_CREATE_NO_P2P)
 		return VGEM_P2P_MAP_SYSTEM;
-	if (!device_test_p2p(&vdev->pdev->dev, importer))
+	if (!device_test_p2p(&vdev->pdev->dev, importer) ||
+	    !vgem_p2p_importer_reaches_bar(vdev, importer))
 		return VGEM_P2P_MAP_SYSTEM;
 	if (vgem_p2p_importer_translated(importer))
 		return VGEM_P2P_MAP_IOVA;

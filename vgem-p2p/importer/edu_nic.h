@@ -7,7 +7,9 @@
  *   edu_nic_mr.lock > edu_nic.dma_lock
  * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
- * ioremap, copy_*_user) while holding it or anything inside it.
+ * ioremap, copy_*_user) while holding it or anything inside it. Module
+ * load primes lockdep with reclaim -> edu_nic_mr.lock
+ * (edu_nic_mr_lockdep_prime()), so a violation is reported at once.
  *
  * A dma-buf registration's mapping is made and dropped under the
  * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
@@ -93,7 +95,8 @@ struct edu_nic_dev_counters {
  * @bounce_dma: its DMA address.
  * @dead: set under @dma_lock (and @mr_list_lock) when the device unbinds:
  *	no more commands, no more mirroring.
- * @wedged: a command timed out; the engine is not used again.
+ * @wedged: a command timed out; bus mastering is off and the engine is
+ *	not used again.
  * @mr_list_lock: protects @mr_list.
  * @mr_list: every live registration on this device, for debugfs and unbind.
  * @debugfs: the device's debugfs directory.
@@ -127,6 +130,8 @@ struct edu_nic {
  * @mm: the address space registrations name, mmgrab()ed at open.
  * @mrs: registrations by key; the xarray's own lock protects it, and a
  *	registration found in it is used under a reference (edu_nic_mr.kref).
+ *	A key being handed out is reserved (XA_ZERO_ENTRY), which every
+ *	lookup sees as absent, until user space has it.
  * @next_key: cursor of xa_alloc_cyclic(), under the xarray's lock.
  */
 struct edu_nic_file {
@@ -154,7 +159,8 @@ enum edu_nic_mr_kind {
  * @access: EDU_NIC_ACCESS_* bits.
  * @no_p2p: EDU_NIC_REG_MR_NO_P2P: never name this device as p2p importer.
  * @notifier: the mmu interval notifier covering [@start, @start + @length).
- * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock.
+ * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, from the moment
+ *	@key is set (so debugfs never lists a key-less region); empty before.
  * @op_lock: serializes faulting and DMA on this region, so that only one
  *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
  *	taken by the notifier, so holding it may sleep and allocate.
@@ -209,6 +215,7 @@ void edu_nic_put(struct edu_nic *nic);
 /* edu_nic_dma.c */
 bool edu_nic_iommu_translated(struct edu_nic *nic);
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
+void edu_nic_dma_fault_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);
 void edu_nic_dma_fini(struct edu_nic *nic);
 void edu_nic_dma_kill(struct edu_nic *nic);
@@ -229,6 +236,7 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 	atomic64_add(__n, &__mr->nic->stats.field);			\
 } while (0)
 
+void edu_nic_mr_lockdep_prime(void);
 struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 				    unsigned long length, u32 access,
 				    enum edu_nic_mr_kind kind);

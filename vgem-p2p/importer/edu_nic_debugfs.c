@@ -64,6 +64,8 @@ static int edu_nic_stats_show(struct seq_file *m, void *unused)
 	edu_nic_dev_stats(nic, &s);
 	seq_printf(m, "iommu %s\n",
 		   edu_nic_iommu_translated(nic) ? "translated" : "none");
+	/* The dma_bits module parameter, as the DMA API holds it */
+	seq_printf(m, "dma_mask %#llx\n", dma_get_mask(&nic->pdev->dev));
 	edu_nic_show_stats(m, "", &s);
 	seq_printf(m, "nr_mrs %llu\n", s.nr_mrs);
 	return 0;
@@ -122,6 +124,7 @@ void edu_nic_debugfs_fini(struct edu_nic *nic)
 void edu_nic_debugfs_module_init(void)
 {
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	edu_nic_dma_fault_init(edu_nic_debugfs_root);
 }
 
 /** edu_nic_debugfs_module_exit - remove it */

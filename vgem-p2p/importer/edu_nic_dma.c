@@ -7,11 +7,15 @@
  * buffer -> bounce, or bounce -> edu buffer -> bus. A command moves at
  * most EDU_XFER_MAX bytes, so a page takes two such pairs.
  */
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iommu.h>
 #include <linux/random.h>
 #include <linux/string.h>
+
+#include <vgem_p2p_iommu.h>
 
 #include "edu_nic.h"
 
@@ -20,6 +24,39 @@
  * a loaded host that can be much more in wall-clock time.
  */
 #define EDU_DMA_TIMEOUT		(10 * HZ)
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * <debugfs>/edu_nic/fail_dma_timeout: treat a command as never finished,
+ * the one failure QEMU's edu cannot produce, so that the timeout path
+ * (wedge the engine, bus mastering off) can be tested.
+ */
+static DECLARE_FAULT_ATTR(edu_nic_fail_dma_timeout);
+
+static bool edu_nic_dma_inject_timeout(void)
+{
+	return should_fail(&edu_nic_fail_dma_timeout, 1);
+}
+
+/**
+ * edu_nic_dma_fault_init - create the fault-injection knob
+ * @root: <debugfs>/edu_nic
+ */
+void edu_nic_dma_fault_init(struct dentry *root)
+{
+	fault_create_debugfs_attr("fail_dma_timeout", root,
+				  &edu_nic_fail_dma_timeout);
+}
+#else
+static bool edu_nic_dma_inject_timeout(void)
+{
+	return false;
+}
+
+void edu_nic_dma_fault_init(struct dentry *root)
+{
+}
+#endif
 
 static irqreturn_t edu_nic_irq(int irq, void *data)
 {
@@ -57,6 +94,8 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	atomic64_inc(&nic->stats.device_dma_cmds);
 
 	left = wait_for_completion_timeout(&nic->dma_done, EDU_DMA_TIMEOUT);
+	if (edu_nic_dma_inject_timeout())
+		goto timed_out;
 	if (left)
 		return 0;
 
@@ -64,12 +103,17 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	if (!(readq(nic->regs + EDU_REG_DMA_CMD) & EDU_DMA_CMD_RUN))
 		return 0;
 
+timed_out:
 	/*
-	 * The engine cannot be aborted: it may still use the address after
-	 * we give up, so never hand it another one.
+	 * The engine cannot be aborted, and our caller is about to let the
+	 * address go (unmap the page, let VRAM be reused): cut the device
+	 * off the bus so that the command still running cannot write
+	 * there, and never hand it another address.
 	 */
 	nic->wedged = true;
-	dev_err(&nic->pdev->dev, "DMA command timed out, engine disabled\n");
+	pci_clear_master(nic->pdev);
+	dev_err(&nic->pdev->dev,
+		"DMA command timed out, bus mastering disabled\n");
 	return -EIO;
 }
 
@@ -250,6 +294,9 @@ err_free_bounce:
 /**
  * edu_nic_dma_kill - stop issuing commands; waits for the one running
  * @nic: the device, being unbound
+ *
+ * After it, the device issues no DMA of ours: the caller may clear bus
+ * mastering and free what DMA used.
  */
 void edu_nic_dma_kill(struct edu_nic *nic)
 {
@@ -275,12 +322,13 @@ void edu_nic_dma_fini(struct edu_nic *nic)
 /**
  * edu_nic_iommu_translated - is the device's DMA translated by an IOMMU?
  * @nic: the device
+ *
+ * The exporter asks the same question, with the same helper, to decide
+ * between handing us IOVAs and bus addresses.
  */
 bool edu_nic_iommu_translated(struct edu_nic *nic)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
-
-	return dom && (dom->type & __IOMMU_DOMAIN_PAGING);
+	return vgem_p2p_dma_translated(&nic->pdev->dev);
 }
 
 /**
@@ -297,9 +345,9 @@ bool edu_nic_iommu_translated(struct edu_nic *nic)
  */
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&nic->pdev->dev);
+	struct device *dev = &nic->pdev->dev;
 
-	if (dom && (dom->type & __IOMMU_DOMAIN_PAGING))
-		return iommu_iova_to_phys(dom, addr);
+	if (vgem_p2p_dma_translated(dev))
+		return iommu_iova_to_phys(iommu_get_domain_for_dev(dev), addr);
 	return addr;
 }

@@ -15,6 +15,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -207,8 +208,8 @@ void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
  * @nic: the device
  * @req: the request, checked but for the dma-buf itself
  *
- * Return: the region, attached, mapped and published, with one reference;
- * or an ERR_PTR().
+ * Return: the region, attached and mapped, with one reference, not yet
+ * published (the ioctl publishes it once it has its key); or an ERR_PTR().
  */
 struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 					 const struct edu_nic_reg_dmabuf *req)
@@ -221,6 +222,15 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 	dmabuf = dma_buf_get((int)req->fd);
 	if (IS_ERR(dmabuf))
 		return ERR_CAST(dmabuf);
+	/*
+	 * The device writing through a dma-buf is a write to it: the fd
+	 * must be open for writing, as mmap() of a file for a shared
+	 * writable mapping requires (-EACCES there too).
+	 */
+	ret = -EACCES;
+	if ((req->access & EDU_NIC_ACCESS_WRITE) &&
+	    !(dmabuf->file->f_mode & FMODE_WRITE))
+		goto err_put_dmabuf;
 	ret = -EINVAL;
 	if (req->offset >= dmabuf->size ||
 	    req->length > dmabuf->size - req->offset)
@@ -247,10 +257,6 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 	if (!ret)
 		edu_nic_dmabuf_unlock_mirror(mr);
 	mutex_unlock(&mr->op_lock);
-	if (ret)
-		goto err_detach;
-
-	ret = edu_nic_mr_publish(mr);
 	if (ret)
 		goto err_detach;
 	return mr;

@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -16,6 +17,28 @@
 #define PCI_DEVICE_ID_QEMU_EDU	0x11e8
 
 static DEFINE_IDA(edu_nic_ida);
+
+/*
+ * QEMU's edu device reaches 28 bits of address by default (its dma_mask
+ * property) and silently clamps anything above: a DMA past the mask
+ * lands elsewhere in guest memory. Claim only what the device has.
+ */
+#define EDU_NIC_DMA_BITS_DEFAULT	28
+
+static int edu_nic_dma_bits_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, EDU_NIC_DMA_BITS_DEFAULT, 64);
+}
+
+static const struct kernel_param_ops edu_nic_dma_bits_ops = {
+	.set = edu_nic_dma_bits_set,
+	.get = param_get_uint,
+};
+
+static unsigned int dma_bits = EDU_NIC_DMA_BITS_DEFAULT;
+module_param_cb(dma_bits, &edu_nic_dma_bits_ops, &dma_bits, 0444);
+MODULE_PARM_DESC(dma_bits,
+		 "DMA address bits of the edu device, 28 (QEMU's default) to 64: match its dma_mask property");
 
 static void edu_nic_free(struct kref *kref)
 {
@@ -130,12 +153,20 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put_nic;
 
 	/*
-	 * The topologies set edu's dma_mask property to all ones; QEMU's
-	 * default (28 bits) would silently clamp addresses.
+	 * The mask is also what exporters check before handing us a bus
+	 * address: memory above it reaches us through system memory.
 	 */
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-	if (ret)
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(dma_bits));
+	if (ret) {
+		/*
+		 * Without an IOMMU, and without ZONE_DMA, dma-direct takes a
+		 * mask below 32 bits only if all memory lies under it.
+		 */
+		dev_err(&pdev->dev,
+			"no DMA with a %u-bit mask here; dma_bits must match the device's dma_mask\n",
+			dma_bits);
 		goto err_put_nic;
+	}
 	pci_set_master(pdev);
 
 	ret = edu_nic_dma_init(nic);
@@ -160,6 +191,7 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_dma_fini:
 	edu_nic_dma_kill(nic);
+	pci_clear_master(pdev);
 	edu_nic_dma_fini(nic);
 err_put_nic:
 	edu_nic_put(nic);
@@ -185,10 +217,16 @@ static void edu_nic_remove(struct pci_dev *pdev)
 	mutex_lock(&nic->mr_list_lock);
 	WRITE_ONCE(nic->dead, true);
 	mutex_unlock(&nic->mr_list_lock);
-	edu_nic_mr_kill_all(nic);
+	/*
+	 * Wait for the command in flight, then take the device off the bus
+	 * before anything it could still write goes away: the mirrors'
+	 * pages and the exporters' memory (kill_all), the bounce page
+	 * (dma_fini). A command that timed out may still be running.
+	 */
 	edu_nic_dma_kill(nic);
-	edu_nic_dma_fini(nic);
 	pci_clear_master(pdev);
+	edu_nic_mr_kill_all(nic);
+	edu_nic_dma_fini(nic);
 	edu_nic_put(nic);
 }
 
@@ -209,6 +247,7 @@ static int __init edu_nic_init(void)
 {
 	int ret;
 
+	edu_nic_mr_lockdep_prime();
 	edu_nic_debugfs_module_init();
 	ret = pci_register_driver(&edu_nic_driver);
 	if (ret)

@@ -10,11 +10,60 @@
 
 #include "edu_nic.h"
 
+/*
+ * Give a new, unpublished registration its key and hand it to user space:
+ * @req (@size bytes, its key field at @keyp) is copied back to @argp.
+ *
+ * The key is reserved empty first (xa_alloc() of NULL stores
+ * XA_ZERO_ENTRY, which lookups see as absent), and the registration
+ * stored only once user space has the key: until then no other thread
+ * can find it, so a failed copy takes back a registration nobody else
+ * holds. As iommufd_object_alloc() and iommufd_object_finalize() do.
+ *
+ * On success the file's xarray owns the caller's reference, and @mr may
+ * be freed by a DEREG_MR at once; on failure the caller still owns it.
+ */
+static int edu_nic_mr_install_key(struct edu_nic_file *f,
+				  struct edu_nic_mr *mr, void __user *argp,
+				  u32 *keyp, const void *req, size_t size)
+{
+	void *old;
+	u32 key;
+	int ret;
+
+	/* Cyclic, so that a stale key does not soon name a new region. */
+	ret = xa_alloc_cyclic(&f->mrs, &key, NULL, xa_limit_32b,
+			      &f->next_key, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	mr->key = key;
+
+	/* With its key set, debugfs may list it. */
+	ret = edu_nic_mr_publish(mr);
+	if (ret)
+		goto err_release_key;
+
+	*keyp = key;
+	if (copy_to_user(argp, req, size)) {
+		/* Nobody learnt the key: take the registration back. */
+		ret = -EFAULT;
+		goto err_release_key;
+	}
+
+	/* The slot exists: storing into it allocates nothing. */
+	old = xa_store(&f->mrs, key, mr, GFP_KERNEL);
+	WARN_ON_ONCE(old);
+	return 0;
+
+err_release_key:
+	xa_erase(&f->mrs, key);
+	return ret;
+}
+
 static int edu_nic_ioctl_reg_mr(struct edu_nic_file *f, void __user *argp)
 {
 	struct edu_nic_reg_mr req;
 	struct edu_nic_mr *mr;
-	u32 key;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -39,20 +88,10 @@ static int edu_nic_ioctl_reg_mr(struct edu_nic_file *f, void __user *argp)
 			goto err_put_mr;
 	}
 
-	/* Cyclic, so that a stale key does not soon name a new region. */
-	ret = xa_alloc_cyclic(&f->mrs, &key, mr, xa_limit_32b, &f->next_key,
-			      GFP_KERNEL);
-	if (ret < 0)
+	ret = edu_nic_mr_install_key(f, mr, argp, &req.key, &req,
+				     sizeof(req));
+	if (ret)
 		goto err_put_mr;
-	mr->key = key;
-
-	req.key = key;
-	if (copy_to_user(argp, &req, sizeof(req))) {
-		/* Nobody learnt the key: take the registration back. */
-		xa_erase(&f->mrs, key);
-		ret = -EFAULT;
-		goto err_put_mr;
-	}
 	return 0;
 
 err_put_mr:
@@ -64,7 +103,6 @@ static int edu_nic_ioctl_reg_dmabuf(struct edu_nic_file *f, void __user *argp)
 {
 	struct edu_nic_reg_dmabuf req;
 	struct edu_nic_mr *mr;
-	u32 key;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -85,18 +123,10 @@ static int edu_nic_ioctl_reg_dmabuf(struct edu_nic_file *f, void __user *argp)
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 
-	ret = xa_alloc_cyclic(&f->mrs, &key, mr, xa_limit_32b, &f->next_key,
-			      GFP_KERNEL);
-	if (ret < 0)
+	ret = edu_nic_mr_install_key(f, mr, argp, &req.key, &req,
+				     sizeof(req));
+	if (ret)
 		goto err_put_mr;
-	mr->key = key;
-
-	req.key = key;
-	if (copy_to_user(argp, &req, sizeof(req))) {
-		xa_erase(&f->mrs, key);
-		ret = -EFAULT;
-		goto err_put_mr;
-	}
 	return 0;
 
 err_put_mr:
@@ -114,7 +144,15 @@ static int edu_nic_ioctl_dereg_mr(struct edu_nic_file *f, void __user *argp)
 	if (req.pad)
 		return -EINVAL;
 
-	mr = xa_erase(&f->mrs, req.key);
+	/*
+	 * xa_load() sees a key still being handed out (reserved, see
+	 * edu_nic_mr_install_key()) as absent: it is not ours to erase.
+	 */
+	xa_lock(&f->mrs);
+	mr = xa_load(&f->mrs, req.key);
+	if (mr)
+		__xa_erase(&f->mrs, req.key);
+	xa_unlock(&f->mrs);
 	if (!mr)
 		return -ENOENT;
 	/*
@@ -125,7 +163,10 @@ static int edu_nic_ioctl_dereg_mr(struct edu_nic_file *f, void __user *argp)
 	return 0;
 }
 
-/* Look a key up and take a reference on the region. */
+/*
+ * Look a key up and take a reference on the region. A reserved key (see
+ * edu_nic_mr_install_key()) loads as NULL: -ENOENT until it is stored.
+ */
 static struct edu_nic_mr *edu_nic_mr_get(struct edu_nic_file *f, u32 key)
 {
 	struct edu_nic_mr *mr;

@@ -96,8 +96,10 @@ struct edu_nic_reg_mr {
  * struct edu_nic_reg_dmabuf - EDU_NIC_IOCTL_REG_DMABUF, register a range
  *	of a dma-buf
  * @fd: in: a dma-buf file descriptor (a PRIME export, say). Not an open
- *	file: -EBADF; not a dma-buf: -EINVAL. The registration keeps its
- *	own reference: @fd may be closed afterwards.
+ *	file: -EBADF; not a dma-buf: -EINVAL; not open for writing (a PRIME
+ *	export without DRM_RDWR is read-only) while @access has
+ *	EDU_NIC_ACCESS_WRITE: -EACCES. The registration keeps its own
+ *	reference: @fd may be closed afterwards.
  * @flags: in: must be zero.
  * @offset: in: page-aligned offset of the range in the dma-buf.
  * @length: in: page-aligned, non-zero length, at most
