@@ -85,6 +85,8 @@ int main(void)
 	/*
 	 * The exporter decided, per mapping: p2p when the NIC can reach its
 	 * BAR, system memory otherwise; the data is the same either way.
+	 * The importer counts every address an exporter handed it as p2p,
+	 * the fallback's system pages too: only the exporter knows which.
 	 */
 	printf("data: ok (%d bytes)\n", SIZE);
 	printf("importer: %llu pages p2p, %llu pages system\n",
