@@ -8,6 +8,8 @@
  * object's free callback only queues the real work.
  */
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -19,34 +21,56 @@
 /* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
 static struct workqueue_struct *vgem_p2p_free_wq;
 
-struct page **vgem_p2p_pages_alloc(unsigned long npages)
+/**
+ * vgem_p2p_pages_get - give an object in system memory its pages
+ * @bo: the object, not in VRAM
+ *
+ * System memory is the object's shmem file, as for vgem and every
+ * shmem-backed GEM driver: its pages are allocated on first use (a CPU
+ * fault, a fallback p2p_map, a dma-buf map, an eviction), not at
+ * creation, so they are charged to the memory cgroup of the task that
+ * first touches them and show up as Shmem. Once got, they stay until the
+ * object moves to VRAM or dies (drm_gem_get_pages() keeps them
+ * unevictable meanwhile): CPU ptes and importers' DMA addresses point at
+ * them, and nothing would tell those users to let go.
+ *
+ * Return: 0, -ENOMEM, or -ENODEV if the contents were lost with the
+ * device.
+ */
+int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 {
 	struct page **pages;
-	unsigned long i;
 
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return NULL;
-	for (i = 0; i < npages; i++) {
-		pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-		if (!pages[i])
-			goto err_free_pages;
-	}
-	return pages;
+	lockdep_assert_held(&obj_to_vdev(bo)->lock);
 
-err_free_pages:
-	vgem_p2p_pages_free(pages, i);
-	return NULL;
+	if (bo->pages)
+		return 0;
+	if (bo->lost)
+		return -ENODEV;
+	pages = drm_gem_get_pages(&bo->base);
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+	bo->pages = pages;
+	return 0;
 }
 
-/* Pages an importer still maps keep their own reference (see export.c) */
-void vgem_p2p_pages_free(struct page **pages, unsigned long npages)
+/**
+ * vgem_p2p_pages_release - give an object's system memory back
+ * @bo: the object; its contents are in VRAM now, or nobody wants them
+ *
+ * Truncating the shmem file frees the memory now rather than with the
+ * file. Pages an importer still maps keep their own reference (see
+ * vgem_p2p_export.c) until it unmaps them.
+ */
+void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 {
-	unsigned long i;
+	lockdep_assert_held(&obj_to_vdev(bo)->lock);
 
-	for (i = 0; i < npages; i++)
-		put_page(pages[i]);
-	kvfree(pages);
+	if (!bo->pages)
+		return;
+	drm_gem_put_pages(&bo->base, bo->pages, true, false);
+	bo->pages = NULL;
+	shmem_truncate_range(file_inode(bo->base.filp), 0, (loff_t)-1);
 }
 
 static void vgem_p2p_free_work(struct work_struct *work)
@@ -62,8 +86,8 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	if (bo->in_vram) {
 		vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 		vgem_p2p_vram_free(vdev, &bo->node);
-	} else if (bo->pages) {	/* NULL if reclaimed while dying */
-		vgem_p2p_pages_free(bo->pages, vgem_p2p_npages(bo));
+	} else {
+		vgem_p2p_pages_release(bo);
 	}
 	mutex_unlock(&vdev->lock);
 
@@ -121,16 +145,20 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	INIT_LIST_HEAD(&bo->maps);
 	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
 
-	drm_gem_private_object_init(&vdev->drm, &bo->base, size);
+	/* System memory, when it needs any, is a shmem file, as in vgem */
+	ret = drm_gem_object_init(&vdev->drm, &bo->base, size);
+	if (ret)
+		goto err_release;
+	/* Pinned while got: keep them out of ZONE_MOVABLE, as before */
+	mapping_set_gfp_mask(bo->base.filp->f_mapping, GFP_HIGHUSER);
 	ret = drm_gem_create_mmap_offset(&bo->base);
 	if (ret)
 		goto err_release;
 
 	mutex_lock(&vdev->lock);
-	if (flags & VGEM_P2P_CREATE_SYSTEM) {
-		bo->pages = vgem_p2p_pages_alloc(size >> PAGE_SHIFT);
-		ret = bo->pages ? 0 : -ENOMEM;
-	} else {
+	/* A SYSTEM object gets its (zeroed) pages on first use */
+	ret = 0;
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM)) {
 		ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
 					  VGEM_P2P_ALLOC_EVICT, NULL);
 		if (!ret) {
