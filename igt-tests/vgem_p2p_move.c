@@ -18,17 +18,16 @@ static uint64_t meminfo(const char *field)
 {
 	char line[128];
 	size_t len = strlen(field);
-	uint64_t kb = 0;
 	FILE *f = fopen("/proc/meminfo", "r");
+	bool found = false;
+	uint64_t kb;
 
 	igt_assert(f);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ':') {
-			igt_assert(sscanf(line + len + 1, "%" SCNu64, &kb) == 1);
-			break;
-		}
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, field, len) && line[len] == ':' &&
+			sscanf(line + len + 1, "%" SCNu64, &kb) == 1;
 	fclose(f);
-	igt_assert(kb);
+	igt_assert_f(found, "no %s in /proc/meminfo\n", field);
 	return kb * 1024;
 }
 
@@ -231,9 +230,10 @@ igt_main
 		avail0 = meminfo("MemAvailable");
 		shmem0 = meminfo("Shmem");
 		big = vgem_p2p_create(fd, 1024 * MiB, VGEM_P2P_CREATE_SYSTEM);
-		igt_info("1 GiB SYSTEM object: MemAvailable -%" PRIu64
+		igt_info("1 GiB SYSTEM object: MemAvailable -%" PRId64
 			 " MiB, Shmem +%" PRId64 " MiB\n",
-			 (avail0 - meminfo("MemAvailable")) / MiB,
+			 (int64_t)(avail0 - meminfo("MemAvailable")) /
+			 (int64_t)MiB,
 			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
 		igt_assert(meminfo("MemAvailable") + 64 * MiB > avail0);
 
@@ -256,6 +256,9 @@ igt_main
 		igt_assert(shmem >= shmem0 + 8 * MiB);
 		igt_assert(check_pattern(q, 8 * MiB, 61));
 		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_VRAM, 0);
+		igt_info("Shmem: +%" PRIu64 " MiB evicted, +%" PRId64
+			 " MiB back in VRAM\n", (uint64_t)((shmem - shmem0) / MiB),
+			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
 		igt_assert(meminfo("Shmem") + 8 * MiB <= shmem);
 		igt_assert(check_pattern(q, 8 * MiB, 61));
 
