@@ -142,8 +142,8 @@ struct vgem_p2p_object {
 	 */
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
-	struct page **pages;		/* shmem pages when !in_vram, or NULL
-					 * until first used */
+	/* shmem pages when !in_vram; NULL until first used */
+	struct page **pages;
 	bool lost;			/* contents lost with the device */
 	unsigned int pin_count;		/* dma-buf pins: stays in system */
 	struct list_head link;		/* in vgem_p2p_device.objects */

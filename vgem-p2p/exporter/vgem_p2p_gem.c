@@ -112,16 +112,13 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 	.export = vgem_p2p_gem_prime_export,
 };
 
-/**
- * vgem_p2p_object_create - create a zeroed object
- * @vdev: the device
- * @size: size in bytes, non-zero
- * @flags: VGEM_P2P_CREATE_* flags, already checked
- *
- * Return: the object with one reference, or an ERR_PTR.
+/*
+ * @may_fall_back: a VRAM object that finds no room is placed in system
+ * memory, as if evicted at once, instead of failing with -ENOSPC
  */
-struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
-					       u64 size, u32 flags)
+static struct vgem_p2p_object *
+__vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
+			 bool may_fall_back)
 {
 	struct vgem_p2p_object *bo;
 	int ret;
@@ -129,7 +126,8 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (!size || size > U64_MAX - PAGE_SIZE)
 		return ERR_PTR(-EINVAL);
 	size = PAGE_ALIGN(size);
-	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size)
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size &&
+	    !may_fall_back)
 		return ERR_PTR(-ENOSPC);
 	/* evictable: system memory must be able to hold it too */
 	if (size >> PAGE_SHIFT > ULONG_MAX / sizeof(struct page *) ||
@@ -164,6 +162,9 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 		if (!ret) {
 			bo->in_vram = true;
 			memset_io(vdev->bar + bo->node.start, 0, size);
+		} else if (ret == -ENOSPC && may_fall_back) {
+			/* Evicted from the start: pages on first use */
+			ret = 0;
 		}
 	}
 	if (!ret)
@@ -181,9 +182,23 @@ err_release:
 	return ERR_PTR(ret);
 }
 
+/**
+ * vgem_p2p_object_create - create a zeroed object
+ * @vdev: the device
+ * @size: size in bytes, non-zero
+ * @flags: VGEM_P2P_CREATE_* flags, already checked
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
+					       u64 size, u32 flags)
+{
+	return __vgem_p2p_object_create(vdev, size, flags, false);
+}
+
 static int vgem_p2p_create_handle(struct drm_file *file,
 				  struct vgem_p2p_device *vdev, u64 size,
-				  u32 flags, u32 *handle)
+				  u32 flags, bool may_fall_back, u32 *handle)
 {
 	struct vgem_p2p_object *bo;
 	int ret, idx;
@@ -194,7 +209,7 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 	 */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
-	bo = vgem_p2p_object_create(vdev, size, flags);
+	bo = __vgem_p2p_object_create(vdev, size, flags, may_fall_back);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -217,9 +232,14 @@ int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 	args->pitch = pitch;
 	args->size = PAGE_ALIGN(size);
 
-	/* vgem's dumb buffers, in VRAM like any framebuffer */
+	/*
+	 * In VRAM like any framebuffer, but where vgem would succeed, so do
+	 * we: without room (larger than VRAM, or all of it pinned) the
+	 * buffer starts in system memory, and comes back to VRAM on use
+	 * once there is room, like an evicted object.
+	 */
 	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size, 0,
-				      &args->handle);
+				      true, &args->handle);
 }
 
 int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
@@ -233,7 +253,7 @@ int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
 		return -EINVAL;
 	args->size = PAGE_ALIGN(args->size);
 	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size,
-				      args->flags, &args->handle);
+				      args->flags, false, &args->handle);
 }
 
 int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
