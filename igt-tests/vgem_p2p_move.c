@@ -237,13 +237,17 @@ igt_main
 			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
 		igt_assert(meminfo("MemAvailable") + 64 * MiB > avail0);
 
-		/* the first touch gives a SYSTEM object its pages, as Shmem */
+		/*
+		 * The first touch gives a SYSTEM object its pages, as Shmem.
+		 * Shmem moves with everyone's shmem (and per-CPU counter
+		 * drift): allow a quarter of the object either way.
+		 */
 		h = vgem_p2p_create(fd, 16 * MiB, VGEM_P2P_CREATE_SYSTEM);
 		p = vgem_p2p_mmap(fd, h, 16 * MiB, PROT_READ | PROT_WRITE);
 		shmem0 = meminfo("Shmem");
 		igt_assert_eq_u32(p[0], 0);
 		shmem = meminfo("Shmem");
-		igt_assert(shmem >= shmem0 + 16 * MiB);
+		igt_assert(shmem >= shmem0 + 12 * MiB);
 		fill_pattern(p, 16 * MiB, 60);
 
 		/* eviction lands in shmem; the way back gives it up */
@@ -253,13 +257,13 @@ igt_main
 		shmem0 = meminfo("Shmem");
 		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_SYSTEM, 0);
 		shmem = meminfo("Shmem");
-		igt_assert(shmem >= shmem0 + 8 * MiB);
+		igt_assert(shmem >= shmem0 + 6 * MiB);
 		igt_assert(check_pattern(q, 8 * MiB, 61));
 		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_VRAM, 0);
 		igt_info("Shmem: +%" PRIu64 " MiB evicted, +%" PRId64
 			 " MiB back in VRAM\n", (uint64_t)((shmem - shmem0) / MiB),
 			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
-		igt_assert(meminfo("Shmem") + 8 * MiB <= shmem);
+		igt_assert(meminfo("Shmem") + 6 * MiB <= shmem);
 		igt_assert(check_pattern(q, 8 * MiB, 61));
 
 		igt_assert(check_pattern(p, 16 * MiB, 60));
