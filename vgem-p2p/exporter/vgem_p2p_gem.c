@@ -143,8 +143,14 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	INIT_LIST_HEAD(&bo->maps);
 	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
 
-	/* System memory, when it needs any, is a shmem file, as in vgem */
+	/*
+	 * System memory, when it needs any, is a shmem file, as in vgem.
+	 * shmem says -ENOSPC when it cannot allocate the inode: out of
+	 * kernel memory, while our -ENOSPC means no room in VRAM.
+	 */
 	ret = drm_gem_object_init(&vdev->drm, &bo->base, size);
+	if (ret == -ENOSPC)
+		ret = -ENOMEM;
 	if (ret)
 		goto err_release;
 	/* Pinned while got: keep them out of ZONE_MOVABLE, as before */
