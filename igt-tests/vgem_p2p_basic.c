@@ -61,6 +61,25 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_subtest("dumb-larger-than-vram") {
+		uint64_t vram = vgem_p2p_stats(fd).vram_size, size;
+		/* 4 bytes a pixel, 1024 pixels a row: 4 MiB more than VRAM */
+		uint32_t rows = (vram + 4 * MiB) / 4096;
+		uint32_t h = dumb_create(fd, 1024, rows, 32, &size);
+		struct drm_vgem_p2p_obj_info info = vgem_p2p_info(fd, h);
+		void *p;
+
+		igt_assert(size > vram);
+		igt_assert_eq_u32(info.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq_u64(info.vram_offset, ~0ull);
+		p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+		igt_assert_eq(((uint32_t *)p)[size / 4 - 1], 0);	/* zeroed */
+		fill_sparse(p, size, 2);
+		igt_assert(check_sparse(p, size, 2));
+		munmap(p, size);
+		gem_close(fd, h);
+	}
+
 	igt_subtest("dumb-create-invalid") {
 		struct drm_mode_create_dumb c = { .width = 0, .height = 1,
 						  .bpp = 32 };

@@ -5,10 +5,31 @@
  * pressure. Contents must survive every move, through mappings that
  * existed before it.
  */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("vgem_p2p object moves, compaction and eviction");
 
+
+/* One field of /proc/meminfo, in bytes */
+static uint64_t meminfo(const char *field)
+{
+	char line[128];
+	size_t len = strlen(field);
+	FILE *f = fopen("/proc/meminfo", "r");
+	bool found = false;
+	uint64_t kb;
+
+	igt_assert(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, field, len) && line[len] == ':' &&
+			sscanf(line + len + 1, "%" SCNu64, &kb) == 1;
+	fclose(f);
+	igt_assert_f(found, "no %s in /proc/meminfo\n", field);
+	return kb * 1024;
+}
 
 igt_main
 {
@@ -198,6 +219,59 @@ igt_main
 				  VGEM_P2P_PLACEMENT_SYSTEM);
 		munmap(p, MiB);
 		gem_close(fd, h);
+	}
+
+	igt_subtest("system-lazy-shmem") {
+		uint64_t avail0, shmem0, shmem;
+		uint32_t big, h, v;
+		uint32_t *p, *q;
+
+		/* 1 GiB of a 2 GiB guest: nothing is allocated at creation */
+		avail0 = meminfo("MemAvailable");
+		shmem0 = meminfo("Shmem");
+		big = vgem_p2p_create(fd, 1024 * MiB, VGEM_P2P_CREATE_SYSTEM);
+		igt_info("1 GiB SYSTEM object: MemAvailable -%" PRId64
+			 " MiB, Shmem +%" PRId64 " MiB\n",
+			 (int64_t)(avail0 - meminfo("MemAvailable")) /
+			 (int64_t)MiB,
+			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
+		igt_assert(meminfo("MemAvailable") + 64 * MiB > avail0);
+
+		/*
+		 * The first touch gives a SYSTEM object its pages, as Shmem.
+		 * Shmem moves with everyone's shmem (and per-CPU counter
+		 * drift): allow a quarter of the object either way.
+		 */
+		h = vgem_p2p_create(fd, 16 * MiB, VGEM_P2P_CREATE_SYSTEM);
+		p = vgem_p2p_mmap(fd, h, 16 * MiB, PROT_READ | PROT_WRITE);
+		shmem0 = meminfo("Shmem");
+		igt_assert_eq_u32(p[0], 0);
+		shmem = meminfo("Shmem");
+		igt_assert(shmem >= shmem0 + 12 * MiB);
+		fill_pattern(p, 16 * MiB, 60);
+
+		/* eviction lands in shmem; the way back gives it up */
+		v = vgem_p2p_create(fd, 8 * MiB, 0);
+		q = vgem_p2p_mmap(fd, v, 8 * MiB, PROT_READ | PROT_WRITE);
+		fill_pattern(q, 8 * MiB, 61);
+		shmem0 = meminfo("Shmem");
+		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_SYSTEM, 0);
+		shmem = meminfo("Shmem");
+		igt_assert(shmem >= shmem0 + 6 * MiB);
+		igt_assert(check_pattern(q, 8 * MiB, 61));
+		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_VRAM, 0);
+		igt_info("Shmem: +%" PRIu64 " MiB evicted, +%" PRId64
+			 " MiB back in VRAM\n", (uint64_t)((shmem - shmem0) / MiB),
+			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
+		igt_assert(meminfo("Shmem") + 6 * MiB <= shmem);
+		igt_assert(check_pattern(q, 8 * MiB, 61));
+
+		igt_assert(check_pattern(p, 16 * MiB, 60));
+		munmap(q, 8 * MiB);
+		munmap(p, 16 * MiB);
+		gem_close(fd, v);
+		gem_close(fd, h);
+		gem_close(fd, big);
 	}
 
 	igt_fixture

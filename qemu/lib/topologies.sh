@@ -91,6 +91,9 @@ topology_cmdline()
 {
 	case "$1" in
 	iommu) echo "intel_iommu=on" ;;
+	# Everything is the fallback here: bounce every DMA (as SEV/TDX or a
+	# small DMA mask would), so a missing sync loses data.
+	split) echo "swiotlb=force" ;;
 	*) echo "" ;;
 	esac
 }

@@ -158,6 +158,7 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct sg_page_iter piter;
+	unsigned int max_segment;
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
@@ -170,15 +171,22 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 
 	s->kind = VGEM_P2P_MAP_SYSTEM;
 	s->size = bo->base.size;
-	ret = sg_alloc_table_from_pages(&s->sgt, bo->pages,
-					vgem_p2p_npages(bo), 0, s->size,
-					GFP_KERNEL);
+	/*
+	 * No segment longer than one mapping can be (swiotlb's 256 KiB), as
+	 * drm_prime_pages_to_sg() does.
+	 */
+	max_segment = min_t(size_t, UINT_MAX, dma_max_mapping_size(dev));
+	ret = sg_alloc_table_from_pages_segment(&s->sgt, bo->pages,
+						vgem_p2p_npages(bo), 0,
+						s->size, max_segment,
+						GFP_KERNEL);
 	if (ret)
 		return ret;
 	/*
-	 * The CPU keeps using the pages (mmap) while devices do: syncing at
-	 * map time would mean nothing on its own, and skipping it tells
-	 * DMA-API debugging that overlapping mappings are intended.
+	 * The CPU keeps using the pages (mmap) while devices do: the
+	 * importer syncs around each DMA, as for the vma fallback (see
+	 * VGEM_P2P_SYSTEM_MAP_ATTRS in vgem_p2p_export.c), and a sync at
+	 * unmap would copy a stale bounce buffer over the CPU's writes.
 	 */
 	ret = dma_map_sgtable(dev, &s->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret) {

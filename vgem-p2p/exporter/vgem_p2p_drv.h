@@ -111,7 +111,7 @@ struct vgem_p2p_device {
 	/*
 	 * @lock protects the VRAM allocator @mm, @vram_used, the list of
 	 * objects @objects, and the placement of every object of the device
-	 * (vgem_p2p_object.in_vram/node/pages/pin_count). One lock for the
+	 * (vgem_p2p_object.in_vram/node/pages/lost/pin_count). One lock for the
 	 * device keeps moves simple: compaction and eviction move several
 	 * objects at once, and CPU faults and p2p_map must not race with
 	 * any of them. Moving an object also takes its dma_resv, which
@@ -142,7 +142,9 @@ struct vgem_p2p_object {
 	 */
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
-	struct page **pages;		/* system pages when !in_vram */
+	/* shmem pages when !in_vram; NULL until first used */
+	struct page **pages;
+	bool lost;			/* contents lost with the device */
 	unsigned int pin_count;		/* dma-buf pins: stays in system */
 	struct list_head link;		/* in vgem_p2p_device.objects */
 	u64 moves;
@@ -227,8 +229,8 @@ void vgem_p2p_vram_poison(struct vgem_p2p_device *vdev, u64 offset, u64 size);
 /* vgem_p2p_gem.c */
 struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 					       u64 size, u32 flags);
-struct page **vgem_p2p_pages_alloc(unsigned long npages);
-void vgem_p2p_pages_free(struct page **pages, unsigned long npages);
+int vgem_p2p_pages_get(struct vgem_p2p_object *bo);
+void vgem_p2p_pages_release(struct vgem_p2p_object *bo);
 int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 			 struct drm_mode_create_dumb *args);
 int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,

@@ -114,11 +114,18 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 }
 
 /*
- * The CPU keeps using the pages (mmap) while importers do, so a sync at
- * map or unmap time would mean nothing on its own, as on the dma-buf
- * path. Skipping it also tells DMA-API debugging that two writable
- * mappings of one page for one importer (two registrations over the same
- * range) are intended, which it otherwise reports as overlapping.
+ * The CPU keeps using the pages (mmap) while importers do, for as long as
+ * the mapping lives: only the importer knows when its device reads or
+ * writes, so it syncs around each DMA (dma_sync_single_for_device()
+ * before, _for_cpu() after a write), which is what moves the data when
+ * swiotlb bounces it. A sync at map time would fill a bounce buffer the
+ * importer refills anyway; one at unmap time would copy a stale bounce
+ * buffer over what the CPU wrote since the device's last write. That is
+ * how networking maps its long-lived receive pages (page_pool:
+ * DMA_ATTR_SKIP_CPU_SYNC at map and unmap, a sync per use). With every
+ * sync explicit, DMA-API debugging may be told that two writable
+ * mappings of one page (two registrations over one range, or vma and
+ * dma-buf importers of one object) are intended.
  */
 #define VGEM_P2P_SYSTEM_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
 

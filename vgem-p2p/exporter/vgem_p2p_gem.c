@@ -8,6 +8,8 @@
  * object's free callback only queues the real work.
  */
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -19,34 +21,56 @@
 /* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
 static struct workqueue_struct *vgem_p2p_free_wq;
 
-struct page **vgem_p2p_pages_alloc(unsigned long npages)
+/**
+ * vgem_p2p_pages_get - give an object in system memory its pages
+ * @bo: the object, not in VRAM
+ *
+ * System memory is the object's shmem file, as for vgem and every
+ * shmem-backed GEM driver: its pages are allocated on first use (a CPU
+ * fault, a fallback p2p_map, a dma-buf map, an eviction), not at
+ * creation, so they are charged to the memory cgroup of the task that
+ * first touches them and show up as Shmem. Once got, they stay until the
+ * object moves to VRAM or dies (drm_gem_get_pages() keeps them
+ * unevictable meanwhile): CPU ptes and importers' DMA addresses point at
+ * them, and nothing would tell those users to let go.
+ *
+ * Return: 0, -ENOMEM, or -ENODEV if the contents were lost with the
+ * device.
+ */
+int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 {
 	struct page **pages;
-	unsigned long i;
 
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return NULL;
-	for (i = 0; i < npages; i++) {
-		pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-		if (!pages[i])
-			goto err_free_pages;
-	}
-	return pages;
+	lockdep_assert_held(&obj_to_vdev(bo)->lock);
 
-err_free_pages:
-	vgem_p2p_pages_free(pages, i);
-	return NULL;
+	if (bo->pages)
+		return 0;
+	if (bo->lost)
+		return -ENODEV;
+	pages = drm_gem_get_pages(&bo->base);
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+	bo->pages = pages;
+	return 0;
 }
 
-/* Pages an importer still maps keep their own reference (see export.c) */
-void vgem_p2p_pages_free(struct page **pages, unsigned long npages)
+/**
+ * vgem_p2p_pages_release - give an object's system memory back
+ * @bo: the object; its contents are in VRAM now, or nobody wants them
+ *
+ * Truncating the shmem file frees the memory now rather than with the
+ * file. Pages an importer still maps keep their own reference (see
+ * vgem_p2p_export.c) until it unmaps them.
+ */
+void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 {
-	unsigned long i;
+	lockdep_assert_held(&obj_to_vdev(bo)->lock);
 
-	for (i = 0; i < npages; i++)
-		put_page(pages[i]);
-	kvfree(pages);
+	if (!bo->pages)
+		return;
+	drm_gem_put_pages(&bo->base, bo->pages, true, false);
+	bo->pages = NULL;
+	shmem_truncate_range(file_inode(bo->base.filp), 0, (loff_t)-1);
 }
 
 static void vgem_p2p_free_work(struct work_struct *work)
@@ -62,8 +86,8 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	if (bo->in_vram) {
 		vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 		vgem_p2p_vram_free(vdev, &bo->node);
-	} else if (bo->pages) {	/* NULL if reclaimed while dying */
-		vgem_p2p_pages_free(bo->pages, vgem_p2p_npages(bo));
+	} else {
+		vgem_p2p_pages_release(bo);
 	}
 	mutex_unlock(&vdev->lock);
 
@@ -88,16 +112,13 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 	.export = vgem_p2p_gem_prime_export,
 };
 
-/**
- * vgem_p2p_object_create - create a zeroed object
- * @vdev: the device
- * @size: size in bytes, non-zero
- * @flags: VGEM_P2P_CREATE_* flags, already checked
- *
- * Return: the object with one reference, or an ERR_PTR.
+/*
+ * @may_fall_back: a VRAM object that finds no room is placed in system
+ * memory, as if evicted at once, instead of failing with -ENOSPC
  */
-struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
-					       u64 size, u32 flags)
+static struct vgem_p2p_object *
+__vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
+			 bool may_fall_back)
 {
 	struct vgem_p2p_object *bo;
 	int ret;
@@ -105,7 +126,8 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (!size || size > U64_MAX - PAGE_SIZE)
 		return ERR_PTR(-EINVAL);
 	size = PAGE_ALIGN(size);
-	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size)
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size &&
+	    !may_fall_back)
 		return ERR_PTR(-ENOSPC);
 	/* evictable: system memory must be able to hold it too */
 	if (size >> PAGE_SHIFT > ULONG_MAX / sizeof(struct page *) ||
@@ -121,21 +143,34 @@ struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	INIT_LIST_HEAD(&bo->maps);
 	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
 
-	drm_gem_private_object_init(&vdev->drm, &bo->base, size);
+	/*
+	 * System memory, when it needs any, is a shmem file, as in vgem.
+	 * shmem says -ENOSPC when it cannot allocate the inode: out of
+	 * kernel memory, while our -ENOSPC means no room in VRAM.
+	 */
+	ret = drm_gem_object_init(&vdev->drm, &bo->base, size);
+	if (ret == -ENOSPC)
+		ret = -ENOMEM;
+	if (ret)
+		goto err_release;
+	/* Pinned while got: keep them out of ZONE_MOVABLE, as before */
+	mapping_set_gfp_mask(bo->base.filp->f_mapping, GFP_HIGHUSER);
 	ret = drm_gem_create_mmap_offset(&bo->base);
 	if (ret)
 		goto err_release;
 
 	mutex_lock(&vdev->lock);
-	if (flags & VGEM_P2P_CREATE_SYSTEM) {
-		bo->pages = vgem_p2p_pages_alloc(size >> PAGE_SHIFT);
-		ret = bo->pages ? 0 : -ENOMEM;
-	} else {
+	/* A SYSTEM object gets its (zeroed) pages on first use */
+	ret = 0;
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM)) {
 		ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
 					  VGEM_P2P_ALLOC_EVICT, NULL);
 		if (!ret) {
 			bo->in_vram = true;
 			memset_io(vdev->bar + bo->node.start, 0, size);
+		} else if (ret == -ENOSPC && may_fall_back) {
+			/* Evicted from the start: pages on first use */
+			ret = 0;
 		}
 	}
 	if (!ret)
@@ -153,9 +188,23 @@ err_release:
 	return ERR_PTR(ret);
 }
 
+/**
+ * vgem_p2p_object_create - create a zeroed object
+ * @vdev: the device
+ * @size: size in bytes, non-zero
+ * @flags: VGEM_P2P_CREATE_* flags, already checked
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
+					       u64 size, u32 flags)
+{
+	return __vgem_p2p_object_create(vdev, size, flags, false);
+}
+
 static int vgem_p2p_create_handle(struct drm_file *file,
 				  struct vgem_p2p_device *vdev, u64 size,
-				  u32 flags, u32 *handle)
+				  u32 flags, bool may_fall_back, u32 *handle)
 {
 	struct vgem_p2p_object *bo;
 	int ret, idx;
@@ -166,7 +215,7 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 	 */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
-	bo = vgem_p2p_object_create(vdev, size, flags);
+	bo = __vgem_p2p_object_create(vdev, size, flags, may_fall_back);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -189,9 +238,14 @@ int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 	args->pitch = pitch;
 	args->size = PAGE_ALIGN(size);
 
-	/* vgem's dumb buffers, in VRAM like any framebuffer */
+	/*
+	 * In VRAM like any framebuffer, but where vgem would succeed, so do
+	 * we: without room (larger than VRAM, or all of it pinned) the
+	 * buffer starts in system memory, and comes back to VRAM on use
+	 * once there is room, like an evicted object.
+	 */
 	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size, 0,
-				      &args->handle);
+				      true, &args->handle);
 }
 
 int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
@@ -205,7 +259,7 @@ int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
 		return -EINVAL;
 	args->size = PAGE_ALIGN(args->size);
 	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size,
-				      args->flags, &args->handle);
+				      args->flags, false, &args->handle);
 }
 
 int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,

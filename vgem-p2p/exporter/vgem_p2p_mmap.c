@@ -64,8 +64,12 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn,
 					  pgprot_writecombine(vma->vm_page_prot));
 	} else {
-		ret = vmf_insert_pfn(vma, vmf->address,
-				     page_to_pfn(bo->pages[pgoff]));
+		/* A SYSTEM object's pages come on first use */
+		int err = vgem_p2p_pages_get(bo);
+
+		ret = err ? vmf_error(err) :
+			    vmf_insert_pfn(vma, vmf->address,
+					   page_to_pfn(bo->pages[pgoff]));
 	}
 	mutex_unlock(&vdev->lock);
 	if (resv_locked)

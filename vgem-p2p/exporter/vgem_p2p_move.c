@@ -98,33 +98,34 @@ static int vgem_p2p_copy_vram(struct vgem_p2p_device *vdev, u64 dst, u64 src,
  * vgem_p2p_move_to_system - evict an object from VRAM
  * @bo: the object
  *
- * Return: 0 (also when already in system memory) or -ENOMEM.
+ * Also gives an object already in system memory its pages, if it has
+ * none yet: callers want to use them.
+ *
+ * Return: 0 (also when already in system memory), -ENOMEM, or -ENODEV
+ * if the contents were lost with the device.
  */
 int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	unsigned long i, npages = vgem_p2p_npages(bo);
-	struct page **pages;
 	u64 offset;
+	int ret;
 
 	lockdep_assert_held(&vdev->lock);
 
-	if (!bo->in_vram)
-		return 0;
-
-	pages = vgem_p2p_pages_alloc(npages);
-	if (!pages)
-		return -ENOMEM;
+	/* In VRAM, the shmem file is empty: this allocates the pages */
+	ret = vgem_p2p_pages_get(bo);
+	if (ret || !bo->in_vram)
+		return ret;
 
 	vgem_p2p_invalidate(bo);
 	offset = bo->node.start;
 	for (i = 0; i < npages; i++) {
-		void *dst = kmap_local_page(pages[i]);
+		void *dst = kmap_local_page(bo->pages[i]);
 
 		memcpy_fromio(dst, vdev->bar + offset + i * PAGE_SIZE, PAGE_SIZE);
 		kunmap_local(dst);
 	}
-	bo->pages = pages;
 	bo->in_vram = false;
 	vgem_p2p_vram_free(vdev, &bo->node);
 	vgem_p2p_vram_poison(vdev, offset, bo->base.size);
@@ -135,13 +136,17 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 	return 0;
 }
 
-/* From system memory into an allocated @node */
+/* From system memory into an allocated @node; none used yet means zeroes */
 static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
 			       struct drm_mm_node *node)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	unsigned long i, npages = vgem_p2p_npages(bo);
 
+	if (!bo->pages) {
+		memset_io(vdev->bar + node->start, 0, bo->base.size);
+		return;
+	}
 	for (i = 0; i < npages; i++) {
 		void *src = kmap_local_page(bo->pages[i]);
 
@@ -149,8 +154,7 @@ static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
 			    PAGE_SIZE);
 		kunmap_local(src);
 	}
-	vgem_p2p_pages_free(bo->pages, npages);
-	bo->pages = NULL;
+	vgem_p2p_pages_release(bo);
 }
 
 /**
@@ -285,6 +289,7 @@ static void vgem_p2p_drop_dying(struct vgem_p2p_device *vdev,
 	vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 	vgem_p2p_vram_free(vdev, &bo->node);
 	bo->in_vram = false;
+	bo->lost = true;
 }
 
 /**

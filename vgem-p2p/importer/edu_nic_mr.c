@@ -301,6 +301,29 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
 	return ret;
 }
 
+/*
+ * Does page @i of the mirror need a sync around each DMA? Whatever is
+ * system memory mapped with the DMA API for us does: our own mappings of
+ * the process's pages, and what an exporter mapped for us out of system
+ * memory (its fallback when p2p is refused, or a dma-buf in system
+ * memory). With swiotlb (swiotlb=force, SEV/TDX, a small DMA mask) the
+ * device reaches a bounce buffer, which only a sync fills from and
+ * copies back to the page. BAR addresses (p2p) have no CPU copy, and
+ * were not mapped page by page: they must not be synced. hmm_range_fault()
+ * flags every exporter address HMM_PFN_P2P, whatever is behind it; the
+ * address tells, as for the bulk mode: RAM is system memory. Called with
+ * the mirror locked.
+ */
+static bool edu_nic_mr_page_synced(struct edu_nic_mr *mr, unsigned long i)
+{
+	phys_addr_t phys;
+
+	if (mr->kind == EDU_NIC_KIND_VMA && !(mr->pfns[i] & HMM_PFN_P2P))
+		return true;
+	phys = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]);
+	return phys && page_is_ram(PHYS_PFN(phys));
+}
+
 /* One page or less with the edu engine. */
 static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 				  unsigned long pgoff, void *buf, size_t len,
@@ -309,7 +332,7 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 	struct device *dev = &mr->nic->pdev->dev;
 	enum dma_data_direction dir;
 	dma_addr_t addr;
-	bool own;
+	bool sync;
 	int ret;
 
 	ret = edu_nic_mr_lock_mirror(mr, write);
@@ -317,23 +340,23 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 		return ret;
 
 	addr = mr->dma_addrs[i] + pgoff;
-	/* Exporters own the coherency of what they map, dma-bufs included. */
-	own = mr->kind == EDU_NIC_KIND_VMA && !(mr->pfns[i] & HMM_PFN_P2P);
+	sync = edu_nic_mr_page_synced(mr, i);
 	/*
 	 * Sync with the direction the page was mapped with, as the DMA API
 	 * requires: with two registrations over one page, DMA-API debugging
 	 * cannot tell the mappings apart otherwise, and reports a sync of
-	 * memory that was never mapped.
+	 * memory that was never mapped. The whole page, before a write too:
+	 * the sync after it copies the whole page back.
 	 */
 	dir = edu_nic_mr_dir(mr->writable);
-	if (own)
+	if (sync)
 		dma_sync_single_for_device(dev, mr->dma_addrs[i], PAGE_SIZE,
 					   dir);
 	if (write)
 		ret = edu_nic_dma_to_bus(mr->nic, addr, buf, len);
 	else
 		ret = edu_nic_dma_from_bus(mr->nic, addr, buf, len, false);
-	if (own && write)
+	if (sync && write)
 		dma_sync_single_for_cpu(dev, mr->dma_addrs[i], PAGE_SIZE, dir);
 	/* The device-wide count is kept by the engine, which sees all DMA */
 	if (!ret)
@@ -420,13 +443,22 @@ again:
 	phys &= PAGE_MASK;
 
 	if (page_is_ram(PHYS_PFN(phys))) {
-		void *va = kmap_local_pfn(PHYS_PFN(phys));
+		/* What the device would reach: see edu_nic_mr_page_synced() */
+		struct device *dev = &mr->nic->pdev->dev;
+		enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
+		void *va;
 
+		dma_sync_single_for_device(dev, mr->dma_addrs[i], PAGE_SIZE,
+					   dir);
+		va = kmap_local_pfn(PHYS_PFN(phys));
 		if (write)
 			memcpy(va + pgoff, buf, len);
 		else
 			memcpy(buf, va + pgoff, len);
 		kunmap_local(va);
+		if (write)
+			dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
+						PAGE_SIZE, dir);
 	} else if (win->io && phys >= win->phys &&
 		   phys + PAGE_SIZE <= win->phys + win->len) {
 		io = win->io + (phys - win->phys);
