@@ -3,7 +3,10 @@
 
 VP2P_PACKAGES="linux-source-6.1 qemu-system-x86 libdrm-dev meson ninja-build
 ccache gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio kmod pciutils
-python3 rsync xz-utils git pkg-config"
+python3 rsync xz-utils git pkg-config libjson-c-dev libtracefs-dev
+libtraceevent-dev"
+# libtraceevent-dev: libtracefs.pc requires libtraceevent, but Debian 12's
+# libtracefs-dev does not depend on it.
 
 deps_install()
 {

@@ -14,14 +14,6 @@
 
 #include "bench.h"
 
-const char *const bench_names[NR_BENCHES] = {
-	[BENCH_MAP] = "map",
-	[BENCH_STREAM] = "stream",
-	[BENCH_DEVMEM] = "devmem",
-	[BENCH_REVOKE] = "revoke",
-	[BENCH_DMABUF] = "dmabuf",
-};
-
 static int (*const bench_fns[NR_BENCHES])(struct bench *b) = {
 	[BENCH_MAP] = bench_map,
 	[BENCH_STREAM] = bench_stream,

@@ -2,16 +2,28 @@
 /*
  * The results three ways: a table per benchmark on stdout, and in DIR
  * bench.csv (one row per case and size), bench-fits.csv (the map
- * benchmark's linear fits) and bench.json (all of it plus the machine).
+ * benchmark's linear fits) and bench.json (all of it plus the machine,
+ * written by json-c).
  * All three come from the same rows, so they cannot disagree.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "bench.h"
+
+const char *const bench_names[NR_BENCHES] = {
+	[BENCH_MAP] = "map",
+	[BENCH_STREAM] = "stream",
+	[BENCH_DEVMEM] = "devmem",
+	[BENCH_REVOKE] = "revoke",
+	[BENCH_DMABUF] = "dmabuf",
+};
 
 const char *const bench_counter_names[NR_COUNTERS] = {
 	[CNT_PAGES_MIGRATED] = "pages_migrated",
@@ -279,18 +291,6 @@ static int write_fits_csv(const struct bench *b, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* A JSON string; what we print holds no control characters. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* The value of the first line of @path starting with @key. */
 static void read_field(const char *path, const char *key, char *buf,
 		       size_t len)
@@ -317,9 +317,31 @@ static void read_field(const char *path, const char *key, char *buf,
 	fclose(f);
 }
 
-static void write_machine(const struct bench *b, FILE *f)
+/*
+ * Numbers as the CSV has them: json-c prints doubles with "%.17g" unless
+ * told a format, and the digits past these are noise.
+ */
+static struct json_object *json_fmt(double v, const char *fmt)
+{
+	char buf[64];
+
+	/* JSON has no NaN nor infinity: null, as for a missing counter */
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static void add(struct json_object *obj, const char *key,
+		struct json_object *val)
+{
+	json_object_object_add(obj, key, val);
+}
+
+static struct json_object *json_machine(const struct bench *b)
 {
 	char model[256], product[256], mem[256];
+	struct json_object *m = json_object_new_object();
 	struct utsname u;
 
 	uname(&u);
@@ -327,64 +349,95 @@ static void write_machine(const struct bench *b, FILE *f)
 	read_field("/sys/class/dmi/id/product_name", "", product,
 		   sizeof(product));
 	read_field("/proc/meminfo", "MemTotal", mem, sizeof(mem));
-	fprintf(f, "  \"machine\": {\n    \"kernel\": ");
-	json_str(f, u.release);
-	fprintf(f, ",\n    \"cpus\": %ld,\n    \"cpu_model\": ",
-		sysconf(_SC_NPROCESSORS_ONLN));
-	json_str(f, model);
-	fprintf(f, ",\n    \"product\": ");
-	json_str(f, product);
-	fprintf(f, ",\n    \"mem_total\": ");
-	json_str(f, mem);
-	fprintf(f, ",\n    \"vram_bytes\": %llu,\n    \"devmem_bytes\": %llu\n  },\n",
-		(unsigned long long)b->vinfo.vram_size,
-		(unsigned long long)b->vinfo.devmem_size);
+	add(m, "kernel", json_object_new_string(u.release));
+	add(m, "cpus", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
+	add(m, "cpu_model", json_object_new_string(model));
+	add(m, "product", json_object_new_string(product));
+	add(m, "mem_total", json_object_new_string(mem));
+	add(m, "vram_bytes", json_object_new_uint64(b->vinfo.vram_size));
+	add(m, "devmem_bytes", json_object_new_uint64(b->vinfo.devmem_size));
+	return m;
+}
+
+static struct json_object *json_config(const struct bench *b)
+{
+	struct json_object *c = json_object_new_object();
+
+	add(c, "reps", json_object_new_uint64(b->reps));
+	add(c, "map_max", json_object_new_uint64(b->map_max));
+	add(c, "devmem_max", json_object_new_uint64(b->devmem_max));
+	add(c, "revoke_max", json_object_new_uint64(b->revoke_max));
+	add(c, "max_regs", json_object_new_uint64(b->max_regs));
+	add(c, "stream_size", json_object_new_uint64(b->stream_size));
+	return c;
+}
+
+static struct json_object *json_row(const struct bench_row *r)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *cnt = json_object_new_object();
+	unsigned int c;
+
+	add(o, "bench", json_object_new_string(bench_names[r->bench]));
+	add(o, "case", json_object_new_string(r->name));
+	add(o, "size_bytes", json_object_new_uint64(r->size));
+	add(o, "registrations", json_object_new_uint64(r->nregs));
+	add(o, "reps", json_object_new_uint64(r->reps));
+	add(o, "median_ns", json_fmt(r->median_ns, "%.0f"));
+	add(o, "min_ns", json_fmt(r->min_ns, "%.0f"));
+	add(o, "max_ns", json_fmt(r->max_ns, "%.0f"));
+	add(o, "per_page_ns", json_fmt(r->median_ns / row_pages(r), "%.1f"));
+	add(o, "mib_s", json_fmt(r->mib_s, "%.2f"));
+	add(o, "ratio", json_fmt(r->ratio, "%.4f"));
+	add(o, "ratio_to", json_object_new_string(r->ratio_to));
+	add(o, "move_ns", json_fmt(r->move_ns, "%.0f"));
+	/* NULL is JSON's null: the counter says nothing about the case */
+	for (c = 0; c < NR_COUNTERS; c++)
+		add(cnt, bench_counter_names[c], r->cnt[c] >= 0 ?
+		    json_object_new_int64(r->cnt[c]) : NULL);
+	add(o, "counters", cnt);
+	return o;
+}
+
+static struct json_object *json_fit(const struct bench_fit *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "bench", json_object_new_string(bench_names[f->bench]));
+	add(o, "case", json_object_new_string(f->name));
+	add(o, "points", json_object_new_uint64(f->n));
+	add(o, "slope_ns_per_page", json_fmt(f->slope_ns, "%.2f"));
+	add(o, "intercept_ns", json_fmt(f->intercept_ns, "%.0f"));
+	add(o, "r2", json_fmt(f->r2, "%.6f"));
+	return o;
 }
 
 static int write_json(const struct bench *b, FILE *f)
 {
-	unsigned int i, c;
+	struct json_object *doc = json_object_new_object();
+	struct json_object *arr;
+	unsigned int i;
 
-	fprintf(f, "{\n  \"tool\": \"vgem-p2p-bench\",\n  \"version\": \"%s\",\n",
-		vp2p_version());
-	write_machine(b, f);
-	fprintf(f, "  \"config\": { \"reps\": %u, \"map_max\": %llu, \"devmem_max\": %llu, \"revoke_max\": %llu, \"max_regs\": %u, \"stream_size\": %llu },\n",
-		b->reps, (unsigned long long)b->map_max,
-		(unsigned long long)b->devmem_max,
-		(unsigned long long)b->revoke_max, b->max_regs,
-		(unsigned long long)b->stream_size);
-	fprintf(f, "  \"notes\": [");
-	for (i = 0; i < b->nnotes; i++) {
-		fprintf(f, "%s\n    ", i ? "," : "");
-		json_str(f, b->notes[i]);
-	}
-	fprintf(f, "%s],\n  \"results\": [", b->nnotes ? "\n  " : "");
-	for (i = 0; i < b->nrows; i++) {
-		const struct bench_row *r = &b->rows[i];
-
-		fprintf(f, "%s\n    { \"bench\": \"%s\", \"case\": \"%s\", \"size_bytes\": %llu, \"registrations\": %u, \"reps\": %u, \"median_ns\": %.0f, \"min_ns\": %.0f, \"max_ns\": %.0f, \"per_page_ns\": %.1f, \"mib_s\": %.2f, \"ratio\": %.4f, \"ratio_to\": \"%s\", \"move_ns\": %.0f, \"counters\": {",
-			i ? "," : "", bench_names[r->bench], r->name,
-			(unsigned long long)r->size, r->nregs, r->reps,
-			r->median_ns, r->min_ns, r->max_ns,
-			r->median_ns / row_pages(r), r->mib_s, r->ratio,
-			r->ratio_to, r->move_ns);
-		for (c = 0; c < NR_COUNTERS; c++) {
-			fprintf(f, "%s \"%s\": ", c ? "," : "",
-				bench_counter_names[c]);
-			if (r->cnt[c] >= 0)
-				fprintf(f, "%lld", (long long)r->cnt[c]);
-			else
-				fprintf(f, "null");
-		}
-		fprintf(f, " } }");
-	}
-	fprintf(f, "\n  ],\n  \"fits\": [");
+	add(doc, "tool", json_object_new_string("vgem-p2p-bench"));
+	add(doc, "version", json_object_new_string(vp2p_version()));
+	add(doc, "machine", json_machine(b));
+	add(doc, "config", json_config(b));
+	arr = json_object_new_array();
+	for (i = 0; i < b->nnotes; i++)
+		json_object_array_add(arr, json_object_new_string(b->notes[i]));
+	add(doc, "notes", arr);
+	arr = json_object_new_array();
+	for (i = 0; i < b->nrows; i++)
+		json_object_array_add(arr, json_row(&b->rows[i]));
+	add(doc, "results", arr);
+	arr = json_object_new_array();
 	for (i = 0; i < b->nfits; i++)
-		fprintf(f, "%s\n    { \"bench\": \"%s\", \"case\": \"%s\", \"points\": %u, \"slope_ns_per_page\": %.2f, \"intercept_ns\": %.0f, \"r2\": %.6f }",
-			i ? "," : "", bench_names[b->fits[i].bench],
-			b->fits[i].name, b->fits[i].n, b->fits[i].slope_ns,
-			b->fits[i].intercept_ns, b->fits[i].r2);
-	fprintf(f, "\n  ]\n}\n");
+		json_object_array_add(arr, json_fit(&b->fits[i]));
+	add(doc, "fits", arr);
+	fprintf(f, "%s\n", json_object_to_json_string_ext(doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -6,56 +6,22 @@
  * which user space cannot see: the move ioctl returns only after copying.
  * The "mono" trace clock is CLOCK_MONOTONIC, so the timestamps compare
  * with bench_now_ns().
+ *
+ * All of it happens in a tracing instance of our own (libtracefs), with
+ * its own buffer, events and clock: the global set_event, trace_clock and
+ * buffer, which the user may be using, are never touched.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <tracefs.h>
 
 #include "bench.h"
 
-static char trace_dir[64];
-
-static int trace_write(const char *file, const char *val)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", trace_dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int trace_find(void)
-{
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	struct stat st;
-	char path[96];
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/trace", dirs[i]);
-		if (!stat(path, &st)) {
-			snprintf(trace_dir, sizeof(trace_dir), "%s", dirs[i]);
-			return 0;
-		}
-	}
-	if (mount("tracefs", dirs[0], "tracefs", 0, NULL))
-		return -errno;
-	snprintf(trace_dir, sizeof(trace_dir), "%s", dirs[0]);
-	return 0;
-}
+static struct tracefs_instance *trace_inst;
 
 /*
  * Record, with CLOCK_MONOTONIC timestamps, the events of an importer
@@ -64,47 +30,63 @@ static int trace_find(void)
  */
 int bench_trace_start(void)
 {
+	char name[64];
 	int ret;
 
-	ret = trace_find();
-	if (ret)
+	/* libtracefs mounts tracefs if needed */
+	snprintf(name, sizeof(name), "vgem-p2p-bench-%d", getpid());
+	trace_inst = tracefs_instance_create(name);
+	if (!trace_inst)
+		return errno ? -errno : -ENOENT;
+	/* a new instance traces nothing until told: no set_event to clear */
+	ret = tracefs_instance_file_write(trace_inst, "trace_clock", "mono");
+	if (ret >= 0)
+		ret = tracefs_event_enable(trace_inst, "vgem_p2p",
+					   "vgem_p2p_unmap");
+	if (ret >= 0) {
+		/* older exporters have no dma-buf path, nor its event */
+		tracefs_event_enable(trace_inst, "vgem_p2p",
+				     "vgem_p2p_dmabuf_unmap");
+		ret = tracefs_trace_on(trace_inst);
+	}
+	if (ret < 0) {
+		ret = errno ? -errno : -EIO;
+		bench_trace_stop();
 		return ret;
-	ret = trace_write("trace_clock", "mono");
-	if (!ret)
-		ret = trace_write("set_event", "");
-	if (!ret)
-		ret = trace_write("events/vgem_p2p/vgem_p2p_unmap/enable", "1");
-	if (!ret)
-		trace_write("events/vgem_p2p/vgem_p2p_dmabuf_unmap/enable",
-			    "1");
-	if (!ret)
-		ret = trace_write("tracing_on", "1");
-	if (!ret)
-		bench_trace_clear();
-	return ret;
+	}
+	bench_trace_clear();
+	return 0;
 }
 
 void bench_trace_clear(void)
 {
-	trace_write("trace", "");
+	tracefs_instance_file_clear(trace_inst, "trace");
 }
 
 /*
  * The latest timestamp of @event in the buffer, and how many there are.
  * Lines look like
  *   vgem-p2p-bench-81 [001] .....   123.456789: vgem_p2p_unmap: bo=...
+ * Hand-parsed text rather than tracefs_iterate_raw_events(): that needs
+ * libtraceevent to load the event formats and consumes the buffer, for a
+ * timestamp the text has in the microseconds the benchmark reports.
  */
 int bench_trace_last(const char *event, uint64_t *last_ns,
 		     unsigned int *count)
 {
-	char path[128], line[512], tag[64];
+	char line[512], tag[64];
 	FILE *f;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/trace", trace_dir);
 	snprintf(tag, sizeof(tag), ": %s:", event);
-	f = fopen(path, "re");
-	if (!f)
+	fd = tracefs_instance_file_open(trace_inst, "trace", O_RDONLY);
+	if (fd < 0)
 		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
 	*last_ns = 0;
 	*count = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -125,9 +107,12 @@ int bench_trace_last(const char *event, uint64_t *last_ns,
 	return 0;
 }
 
+/* Removing the instance drops its events, clock and buffer with it. */
 void bench_trace_stop(void)
 {
-	trace_write("set_event", "");
-	bench_trace_clear();
-	trace_write("trace_clock", "local");
+	if (!trace_inst)
+		return;
+	tracefs_instance_destroy(trace_inst);
+	tracefs_instance_free(trace_inst);
+	trace_inst = NULL;
 }

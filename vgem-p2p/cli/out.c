@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * See out.h. The nesting state is a small stack: whether the current
- * container is an array (its members have no keys) and whether it has a
- * member yet (JSON needs the comma).
+ * container is an array (its members have no keys) and, for JSON, the
+ * json-c container that takes the members.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "out.h"
 
@@ -28,81 +30,78 @@ static void out_prefix(void)
 }
 
 #define MAX_NEST 8
+/*
+ * JSON: json-c builds the document, printed whole by out_end(), so stdout
+ * holds either one complete document or, after an error, nothing.
+ * Text: printed as it comes (it is not JSON, so json-c has nothing to do
+ * there), so that a long workload's results show before it ends; a line
+ * per value, "- " for array members.
+ */
 static struct {
+	struct json_object *obj;	/* JSON: the container */
 	bool array;
-	bool has_member;
 } stack[MAX_NEST];
 static int depth;
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
-/* Starts a member: comma, newline, indentation and key, as needed. */
-static void member(const char *key)
+/* Text: indentation and key (or "- "). */
+static void text_member(const char *key)
 {
 	int i;
 
-	if (out_json) {
-		if (stack[depth].has_member)
-			putchar(',');
-		putchar('\n');
-		for (i = 0; i < depth + 1; i++)
-			fputs("  ", stdout);
-		if (!stack[depth].array) {
-			json_str(key);
-			fputs(": ", stdout);
-		}
-	} else {
-		for (i = 0; i < depth; i++)
-			fputs("  ", stdout);
-		if (stack[depth].array)
-			fputs("- ", stdout);
-		else
-			printf("%s: ", key);
-	}
-	stack[depth].has_member = true;
+	for (i = 0; i < depth; i++)
+		fputs("  ", stdout);
+	if (stack[depth].array)
+		fputs("- ", stdout);
+	else
+		printf("%s: ", key);
+}
+
+/* JSON: @val (owned by the tree from now on) into the current container. */
+static void json_member(const char *key, struct json_object *val)
+{
+	if (stack[depth].array)
+		json_object_array_add(stack[depth].obj, val);
+	else
+		json_object_object_add(stack[depth].obj, key, val);
 }
 
 void out_begin(void)
 {
 	depth = 0;
 	stack[0].array = false;
-	stack[0].has_member = false;
-	if (out_json)
-		putchar('{');
+	stack[0].obj = out_json ? json_object_new_object() : NULL;
 }
 
 void out_end(void)
 {
 	while (depth > 0)
 		out_close();
-	if (out_json)
-		puts("\n}");
+	if (out_json && stack[0].obj) {
+		puts(json_object_to_json_string_ext(stack[0].obj,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(stack[0].obj);
+		stack[0].obj = NULL;
+	}
 	fflush(stdout);
 }
 
 static void open_container(const char *key, bool array)
 {
-	member(key);
-	if (out_json)
-		putchar(array ? '[' : '{');
-	else
+	struct json_object *obj = NULL;
+
+	if (out_json) {
+		obj = array ? json_object_new_array() :
+			      json_object_new_object();
+		json_member(key, obj);
+	} else {
+		text_member(key);
 		putchar('\n');
+	}
 	if (depth + 1 < MAX_NEST)
 		depth++;
 	stack[depth].array = array;
-	stack[depth].has_member = false;
+	stack[depth].obj = obj;
 }
 
 void out_obj(const char *key)
@@ -117,31 +116,28 @@ void out_arr(const char *key)
 
 void out_close(void)
 {
-	int i;
-
-	if (!depth)
-		return;
-	if (out_json) {
-		if (stack[depth].has_member) {
-			putchar('\n');
-			for (i = 0; i < depth; i++)
-				fputs("  ", stdout);
-		}
-		putchar(stack[depth].array ? ']' : '}');
-	}
-	depth--;
+	if (depth)
+		depth--;
 }
 
 void out_u64(const char *key, uint64_t val)
 {
-	member(key);
-	printf(out_json ? "%llu" : "%llu\n", (unsigned long long)val);
+	if (out_json) {
+		json_member(key, json_object_new_uint64(val));
+		return;
+	}
+	text_member(key);
+	printf("%llu\n", (unsigned long long)val);
 }
 
 void out_i64(const char *key, int64_t val)
 {
-	member(key);
-	printf(out_json ? "%lld" : "%lld\n", (long long)val);
+	if (out_json) {
+		json_member(key, json_object_new_int64(val));
+		return;
+	}
+	text_member(key);
+	printf("%lld\n", (long long)val);
 }
 
 /* JSON has no hex: a string there, so that 64-bit addresses survive */
@@ -155,17 +151,22 @@ void out_hex(const char *key, uint64_t val)
 
 void out_str(const char *key, const char *val)
 {
-	member(key);
-	if (out_json)
-		json_str(val);
-	else
-		printf("%s\n", val);
+	if (out_json) {
+		json_member(key, json_object_new_string(val));
+		return;
+	}
+	text_member(key);
+	printf("%s\n", val);
 }
 
 void out_bool(const char *key, bool val)
 {
-	member(key);
-	printf(out_json ? "%s" : "%s\n", val ? "true" : "false");
+	if (out_json) {
+		json_member(key, json_object_new_boolean(val));
+		return;
+	}
+	text_member(key);
+	printf("%s\n", val ? "true" : "false");
 }
 
 int out_err(int err, const char *fmt, ...)
