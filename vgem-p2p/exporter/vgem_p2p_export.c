@@ -227,6 +227,9 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		return ERR_PTR(-EINVAL);
 	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
+	/* vma_p2p_map() checks VM_WRITE only; PROT_NONE revokes reads too */
+	if (!(vma->vm_flags & VM_READ))
+		return ERR_PTR(-EPERM);
 
 	map = kzalloc(struct_size(map, dma, npages), GFP_KERNEL);
 	if (!map)
