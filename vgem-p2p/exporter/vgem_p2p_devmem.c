@@ -246,15 +246,31 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	struct vgem_p2p_device *vdev = page_to_vdev(pages[0]);
 	struct vgem_p2p_devmem_mapping *map;
 	enum vgem_p2p_map_kind kind;
-	int ret;
+	int ret, idx;
 
+	/*
+	 * Unplugged, or on its way (devmem_fini() clears ready before it
+	 * migrates every page back): no new p2p mapping of memory about to
+	 * be released, and no walk of a PCI topology being torn down. The
+	 * core then migrates the pages to RAM, which fini waits for anyway.
+	 */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+	if (!READ_ONCE(vdev->devmem.ready)) {
+		ret = -ENODEV;
+		goto err_exit;
+	}
 	kind = vgem_p2p_export_kind(vdev, importer, 0);
-	if (kind == VGEM_P2P_MAP_SYSTEM)
-		return ERR_PTR(-EOPNOTSUPP);
+	if (kind == VGEM_P2P_MAP_SYSTEM) {
+		ret = -EOPNOTSUPP;
+		goto err_exit;
+	}
 
 	map = kzalloc(struct_size(map, pages, npages), GFP_KERNEL);
-	if (!map)
-		return ERR_PTR(-ENOMEM);
+	if (!map) {
+		ret = -ENOMEM;
+		goto err_exit;
+	}
 	map->base.owner = THIS_MODULE;
 	map->vdev = vdev;
 	map->importer = importer;
@@ -272,11 +288,14 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	}
 
 	atomic64_add(npages, &vdev->stats.devmem_p2p_maps);
+	drm_dev_exit(idx);
 	return &map->base;
 
 err_unexport:
 	vgem_p2p_devmem_unexport(map);
 	kfree(map);
+err_exit:
+	drm_dev_exit(idx);
 	return ERR_PTR(ret);
 }
 

@@ -245,12 +245,13 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 	map->first = first;
 	map->npages = npages;
 	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
 
 	if (!drm_dev_enter(&vdev->drm, &idx)) {
 		ret = -ENODEV;
 		goto err_free_pages;
 	}
+	/* walks up from our pci_dev, which unbind is tearing down */
+	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
 	/* The mapping may move the object: mmap_lock > dma_resv, see drv.h */
 	dma_resv_lock(bo->base.resv, NULL);
 	mutex_lock(&vdev->lock);
