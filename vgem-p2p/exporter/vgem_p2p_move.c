@@ -368,15 +368,26 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	struct drm_vgem_p2p_move *args = data;
 	struct drm_gem_object *obj;
 	struct vgem_p2p_object *bo;
+	enum vgem_p2p_alloc policy;
 	int ret, idx;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
+	/*
+	 * Moving one's own object is anyone's business; pushing other
+	 * clients' objects out of VRAM is not: only CAP_SYS_ADMIN evicts,
+	 * or picks a placement (a debugging tool). Others may still compact,
+	 * which keeps every object in VRAM.
+	 */
+	policy = capable(CAP_SYS_ADMIN) ? VGEM_P2P_ALLOC_EVICT :
+					  VGEM_P2P_ALLOC_COMPACT;
 	switch (args->target) {
 	case VGEM_P2P_MOVE_VRAM_AT:
 		if (!PAGE_ALIGNED(args->offset) ||
 		    args->offset >= vdev->vram_size)
 			return -EINVAL;
+		if (policy != VGEM_P2P_ALLOC_EVICT)
+			return -EPERM;
 		break;
 	case VGEM_P2P_MOVE_VRAM:
 	case VGEM_P2P_MOVE_SYSTEM:
@@ -410,11 +421,10 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = vgem_p2p_move_to_system(bo);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
-		ret = vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_EVICT);
+		ret = vgem_p2p_move_to_vram(bo, -1, policy);
 		break;
 	default:
-		ret = vgem_p2p_move_to_vram(bo, args->offset,
-					    VGEM_P2P_ALLOC_EVICT);
+		ret = vgem_p2p_move_to_vram(bo, args->offset, policy);
 		break;
 	}
 	args->offset = bo->in_vram ? bo->node.start : ~0ull;

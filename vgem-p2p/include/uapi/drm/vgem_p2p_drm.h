@@ -149,6 +149,11 @@ struct drm_vgem_p2p_create {
  * move within VRAM needs room for a second copy). An object pinned by a
  * dma-buf attachment stays in system memory: to VRAM, -EINVAL. Out of
  * memory: -ENOMEM; device unbound: -ENODEV.
+ *
+ * Permissions: VGEM_P2P_MOVE_VRAM_AT needs CAP_SYS_ADMIN (-EPERM). Without
+ * it, VGEM_P2P_MOVE_VRAM only compacts VRAM to make room, never evicts
+ * other objects (-ENOSPC instead); with it, it evicts as CREATE does.
+ * VGEM_P2P_MOVE_SYSTEM moves only the caller's object: anyone may.
  */
 struct drm_vgem_p2p_move {
 	__u32 handle;
