@@ -153,17 +153,25 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
 		.fault_page = vmf->page,
 	};
+	vm_fault_t ret = 0;
 	unsigned long n;
 
 	if (migrate_vma_setup(&args))
 		return VM_FAULT_SIGBUS;
 	vgem_p2p_devmem_copy_to_ram(vdev, &args);
+	/*
+	 * No page for it: returning 0 would re-fault on the same device
+	 * page forever; VM_FAULT_OOM lets the OOM killer make progress, as
+	 * do_anonymous_page() does when it gets no page.
+	 */
+	if ((src & MIGRATE_PFN_MIGRATE) && !dst)
+		ret = VM_FAULT_OOM;
 	migrate_vma_pages(&args);
 	n = vgem_p2p_migrated(&args);
 	migrate_vma_finalize(&args);
 	atomic64_add(n, &vdev->stats.devmem_to_ram);
 	trace_vgem_p2p_migrate(args.start, n, false);
-	return 0;
+	return ret;
 }
 
 /* How many of @pages, from the first, back a contiguous stretch of BAR */

@@ -210,6 +210,21 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 	return 0;
 }
 
+/*
+ * Put a node back where it was, which is free: it was removed under the
+ * device lock, held since. A failure would leave an object in VRAM that
+ * the allocator does not know of, to be handed out twice: so it is a bug.
+ */
+static void vgem_p2p_node_restore(struct vgem_p2p_device *vdev,
+				  struct drm_mm_node *node, u64 start, u64 size)
+{
+	lockdep_assert_held(&vdev->lock);
+
+	node->start = start;
+	node->size = size;
+	WARN_ON(drm_mm_reserve_node(&vdev->mm, node));
+}
+
 /* Slide one object down to the lowest hole below its end */
 static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 				 struct vgem_p2p_object *bo)
@@ -225,9 +240,7 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 					  0, old + size, DRM_MM_INSERT_LOW);
 	/* Its own place is free, so this cannot fail */
 	if (WARN_ON(ret)) {
-		node->start = old;
-		node->size = size;
-		drm_mm_reserve_node(&vdev->mm, node);
+		vgem_p2p_node_restore(vdev, node, old, size);
 		return;
 	}
 	new = node->start;
@@ -236,9 +249,7 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 	if (vgem_p2p_copy_vram(vdev, new, old, size)) {
 		/* out of memory for the bounce page: put it back */
 		drm_mm_remove_node(node);
-		node->start = old;
-		node->size = size;
-		drm_mm_reserve_node(&vdev->mm, node);
+		vgem_p2p_node_restore(vdev, node, old, size);
 		return;
 	}
 	if (new + size <= old)
