@@ -227,6 +227,13 @@ struct drm_vgem_p2p_obj_info {
  * file-backed, hugetlb): -EINVAL, after migrating the pages before it. No
  * device-private memory left: -ENOMEM after migrating what fitted. A
  * device without device-private memory: -ENODEV.
+ *
+ * Each open file may hold at most the module parameter devmem_quota_pages
+ * device-private pages (0: half of the device's); past it -EDQUOT, after
+ * migrating what fitted. A page is charged until freed (migrated back,
+ * unmapped, or its process exits), even after the file is closed. The
+ * range is processed in chunks, mmap_lock dropped between them: a fatal
+ * signal ends the call with -EINTR, an unbind with -ENODEV.
  */
 struct drm_vgem_p2p_migrate {
 	__u64 addr;
