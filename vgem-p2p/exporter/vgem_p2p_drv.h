@@ -218,8 +218,9 @@ struct vgem_p2p_mapping {
 	pgoff_t first;			/* first page of the object */
 	unsigned long npages;
 	dma_addr_t iova;		/* VGEM_P2P_MAP_IOVA */
-	struct page **pages;		/* VGEM_P2P_MAP_SYSTEM */
-	dma_addr_t dma[];		/* VGEM_P2P_MAP_SYSTEM, per page */
+	/* VGEM_P2P_MAP_SYSTEM only, per page */
+	struct page **pages;
+	dma_addr_t *dma;
 };
 
 /* Allocation policy for vgem_p2p_vram_alloc() */
