@@ -207,6 +207,45 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("mprotect() revokes device access the CPU never had page tables for: after PROT_READ a device-only object's importer can read but not write, after PROT_NONE neither.");
+	igt_subtest("mprotect-revokes") {
+		uint64_t size = 2 * EDU_PAGE;
+		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+		char ref[256], buf[256];
+		int ret;
+
+		edu_fill(ref, sizeof(ref), 37);
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE + 8, sizeof(ref), ref);
+		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+
+		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+		/* the writable mapping is gone, not kept for the next DMA */
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+		edu_fill(buf, sizeof(buf), 38);
+		ret = edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
+				  sizeof(buf), buf);
+		igt_assert_f(ret == -EPERM || ret == -EFAULT,
+			     "DMA write after PROT_READ: %d\n", ret);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 8,
+			       sizeof(ref));
+
+		igt_assert_eq(mprotect(p, size, PROT_NONE), 0);
+		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+		ret = edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+				  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
+				  sizeof(buf), buf);
+		igt_assert_f(ret == -EPERM || ret == -EFAULT,
+			     "DMA read after PROT_NONE: %d\n", ret);
+
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+		gem_close(vfd, h);
+	}
+
 	igt_describe("Two writable registrations over an object the exporter serves from system memory: both map the same pages, and a device write through one is read through the other.");
 	igt_subtest("fallback-overlapping-mrs") {
 		uint64_t size = 2 * EDU_PAGE;

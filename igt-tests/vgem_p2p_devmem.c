@@ -3,6 +3,10 @@
  * Device-private memory: migrate anonymous memory into vgem_p2p's
  * MEMORY_DEVICE_PRIVATE VRAM and back, explicitly and by CPU fault.
  */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("vgem_p2p device-private memory (HMM migration)");
@@ -18,6 +22,41 @@ static int migrate(int fd, void *addr, size_t size, uint32_t dir,
 		return -errno;
 	*npages = m.npages;
 	return 0;
+}
+
+/* migrate(), reporting npages also on failure */
+static int migrate_progress(int fd, void *addr, size_t size, uint32_t dir,
+			    uint64_t *npages)
+{
+	struct drm_vgem_p2p_migrate m = {
+		.addr = (uintptr_t)addr, .size = size, .direction = dir,
+	};
+	int ret = drmIoctl(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m) ? -errno : 0;
+
+	*npages = m.npages;
+	return ret;
+}
+
+#define QUOTA_PARAM "/sys/module/vgem_p2p/parameters/devmem_quota_pages"
+
+static unsigned long get_quota(void)
+{
+	unsigned long q;
+	FILE *f = fopen(QUOTA_PARAM, "r");
+
+	igt_assert(f);
+	igt_assert_eq(fscanf(f, "%lu", &q), 1);
+	fclose(f);
+	return q;
+}
+
+static void set_quota(unsigned long q)
+{
+	FILE *f = fopen(QUOTA_PARAM, "w");
+
+	igt_assert(f);
+	igt_assert(fprintf(f, "%lu\n", q) > 0);
+	igt_assert_eq(fclose(f), 0);
 }
 
 static void *anon(size_t size)
@@ -136,6 +175,102 @@ igt_main
 				      &n), -EINVAL);
 		munmap(p, 8192);
 		gem_close(fd, h);
+	}
+
+	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge.");
+	igt_subtest("client-quota") {
+		unsigned long old_quota = get_quota();
+		size_t page = 4096, size = 32 * page;
+		int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
+		char *p = anon(size);
+		uint64_t n;
+
+		fill_pattern(p, size, 310);
+		set_quota(16);
+		igt_assert_eq(migrate_progress(fd1, p, size,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      -EDQUOT);
+		igt_assert_eq_u64(n, 16);
+		/* another client: its own quota */
+		igt_assert_eq(migrate_progress(fd2, p + 16 * page, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 16);
+		igt_assert_eq(migrate_progress(fd2, p, page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 0);	/* already on the device */
+
+		/* back to RAM: fd1's charge goes, it may migrate again */
+		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
+		igt_assert_eq_u64(n, 16);
+		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 16);
+
+		/* files closed while their pages are on the device */
+		close(fd1);
+		close(fd2);
+		igt_assert(check_pattern(p, size, 310));
+		munmap(p, size);
+
+		/* a new client starts from nothing */
+		fd1 = vgem_p2p_open();
+		p = anon(size);
+		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 16);
+		munmap(p, size);
+		close(fd1);
+		set_quota(old_quota);
+	}
+
+	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL ends it, and the device still migrates afterwards.");
+	igt_subtest("migrate-killable") {
+		size_t size = 1ull << 45;	/* 32 TiB, 2^28 chunks */
+		int ready[2], status;
+		uint64_t n;
+		pid_t pid;
+		char c;
+
+		igt_assert_eq(pipe(ready), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS |
+				       MAP_NORESERVE, -1, 0);
+
+			if (p == MAP_FAILED)
+				_exit(2);
+			if (write(ready[1], "r", 1) != 1)
+				_exit(2);
+			migrate_progress(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
+					 &n);
+			_exit(3);
+		}
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		/* give it time to enter the ioctl; it is killable either way */
+		usleep(300 * 1000);
+		igt_assert_eq(kill(pid, SIGKILL), 0);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFSIGNALED(status));
+		igt_assert_eq(WTERMSIG(status), SIGKILL);
+
+		{
+			void *p = anon(8 * 4096);
+
+			igt_assert_eq(migrate(fd, p, 8 * 4096,
+					      VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+				      0);
+			igt_assert_eq_u64(n, 8);
+			munmap(p, 8 * 4096);
+		}
 	}
 
 	igt_fixture

@@ -7,11 +7,28 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("vgem_p2p object moves, compaction and eviction");
 
+/* Drop CAP_SYS_ADMIN from this process, keeping every other capability */
+static void drop_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	igt_assert_eq(syscall(SYS_capget, &hdr, data), 0);
+	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &=
+		~CAP_TO_MASK(CAP_SYS_ADMIN);
+	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted &=
+		~CAP_TO_MASK(CAP_SYS_ADMIN);
+	igt_assert_eq(syscall(SYS_capset, &hdr, data), 0);
+}
 
 /* One field of /proc/meminfo, in bytes */
 static uint64_t meminfo(const char *field)
@@ -201,6 +218,54 @@ igt_main
 		}
 		free(h);
 		free(p);
+	}
+
+	igt_describe("Without CAP_SYS_ADMIN, MOVE_VRAM_AT is refused and MOVE_VRAM into full VRAM fails with ENOSPC instead of evicting another client's objects; moving one's own object to system memory still works.");
+	igt_subtest("unprivileged-move") {
+		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+		uint64_t chunk = 8 * MiB;
+		unsigned int n = st.vram_size / chunk, i;
+		uint32_t *h = calloc(n, sizeof(*h));
+
+		/* another client fills VRAM */
+		for (i = 0; i < n; i++) {
+			h[i] = vgem_p2p_create(fd, chunk, 0);
+			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+					  VGEM_P2P_PLACEMENT_VRAM);
+		}
+		s1 = vgem_p2p_stats(fd);
+
+		igt_fork(child, 1) {
+			int cfd = vgem_p2p_open();
+			uint32_t mine = vgem_p2p_create(cfd, chunk,
+							VGEM_P2P_CREATE_SYSTEM);
+			uint64_t off = 0;
+
+			drop_sys_admin();
+			igt_assert_eq(__vgem_p2p_move(cfd, mine,
+						      VGEM_P2P_MOVE_VRAM_AT,
+						      &off), -EPERM);
+			off = 0;
+			igt_assert_eq(__vgem_p2p_move(cfd, mine,
+						      VGEM_P2P_MOVE_VRAM,
+						      &off), -ENOSPC);
+			igt_assert_eq_u32(vgem_p2p_info(cfd, mine).placement,
+					  VGEM_P2P_PLACEMENT_SYSTEM);
+			igt_assert_eq_u64(vgem_p2p_move(cfd, mine,
+							VGEM_P2P_MOVE_SYSTEM, 0),
+					  ~0ull);
+			gem_close(cfd, mine);
+			close(cfd);
+		}
+		igt_waitchildren();
+
+		igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
+		for (i = 0; i < n; i++) {
+			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+					  VGEM_P2P_PLACEMENT_VRAM);
+			gem_close(fd, h[i]);
+		}
+		free(h);
 	}
 
 	igt_subtest("move-system-object") {

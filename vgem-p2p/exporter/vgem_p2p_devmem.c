@@ -16,10 +16,13 @@
 #include <linux/io.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/pagemap.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
@@ -47,6 +50,82 @@ struct vgem_p2p_devmem_mapping {
 	unsigned long npages;		/* exported entries of pages[] */
 	struct vgem_p2p_devmem_page pages[];
 };
+
+static unsigned long devmem_quota_pages;
+module_param(devmem_quota_pages, ulong, 0644);
+MODULE_PARM_DESC(devmem_quota_pages,
+		 "Device-private pages one open file may have migrated at once (0: half of the device's)");
+
+int vgem_p2p_devmem_open(struct vgem_p2p_file *vfile)
+{
+	struct vgem_p2p_devmem_charge *charge;
+
+	charge = kzalloc(sizeof(*charge), GFP_KERNEL);
+	if (!charge)
+		return -ENOMEM;
+	kref_init(&charge->ref);
+	vfile->devmem_charge = charge;
+	return 0;
+}
+
+static void vgem_p2p_devmem_charge_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct vgem_p2p_devmem_charge, ref));
+}
+
+/* The file's reference; its pages keep theirs until they are freed */
+void vgem_p2p_devmem_close(struct vgem_p2p_file *vfile)
+{
+	kref_put(&vfile->devmem_charge->ref, vgem_p2p_devmem_charge_release);
+}
+
+static unsigned long vgem_p2p_devmem_quota(struct vgem_p2p_devmem *devmem)
+{
+	return READ_ONCE(devmem_quota_pages) ?: (devmem->size >> PAGE_SHIFT) / 2;
+}
+
+/* Charge one page to @charge, within @quota */
+static bool vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
+				   unsigned long quota)
+{
+	if (atomic_long_inc_return(&charge->pages) > quota) {
+		atomic_long_dec(&charge->pages);
+		return false;
+	}
+	kref_get(&charge->ref);
+	return true;
+}
+
+/* Any context: page_free calls it */
+static void vgem_p2p_devmem_uncharge(struct vgem_p2p_devmem_charge *charge)
+{
+	atomic_long_dec(&charge->pages);
+	kref_put(&charge->ref, vgem_p2p_devmem_charge_release);
+}
+
+static struct page *vgem_p2p_devmem_alloc(struct vgem_p2p_device *vdev);
+
+/* A device page for the client of @charge, or NULL; *@over_quota says why */
+static struct page *
+vgem_p2p_devmem_alloc_charged(struct vgem_p2p_device *vdev,
+			      struct vgem_p2p_devmem_charge *charge,
+			      bool *over_quota)
+{
+	struct page *page;
+
+	if (!vgem_p2p_devmem_charge(charge,
+				    vgem_p2p_devmem_quota(&vdev->devmem))) {
+		*over_quota = true;
+		return NULL;
+	}
+	page = vgem_p2p_devmem_alloc(vdev);
+	if (!page) {
+		vgem_p2p_devmem_uncharge(charge);
+		return NULL;
+	}
+	page->zone_device_data = charge;
+	return page;
+}
 
 static struct vgem_p2p_device *page_to_vdev(struct page *page)
 {
@@ -92,6 +171,7 @@ static void vgem_p2p_devmem_page_free(struct page *page)
 {
 	struct vgem_p2p_device *vdev = page_to_vdev(page);
 	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	struct vgem_p2p_devmem_charge *charge = page->zone_device_data;
 	unsigned long flags;
 
 	spin_lock_irqsave(&devmem->lock, flags);
@@ -99,6 +179,7 @@ static void vgem_p2p_devmem_page_free(struct page *page)
 	devmem->free_pages = page;
 	devmem->nr_used--;
 	spin_unlock_irqrestore(&devmem->lock, flags);
+	vgem_p2p_devmem_uncharge(charge);
 }
 
 /* Copy the device pages selected in @args to new system pages */
@@ -153,17 +234,25 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
 		.fault_page = vmf->page,
 	};
+	vm_fault_t ret = 0;
 	unsigned long n;
 
 	if (migrate_vma_setup(&args))
 		return VM_FAULT_SIGBUS;
 	vgem_p2p_devmem_copy_to_ram(vdev, &args);
+	/*
+	 * No page for it: returning 0 would re-fault on the same device
+	 * page forever; VM_FAULT_OOM lets the OOM killer make progress, as
+	 * do_anonymous_page() does when it gets no page.
+	 */
+	if ((src & MIGRATE_PFN_MIGRATE) && !dst)
+		ret = VM_FAULT_OOM;
 	migrate_vma_pages(&args);
 	n = vgem_p2p_migrated(&args);
 	migrate_vma_finalize(&args);
 	atomic64_add(n, &vdev->stats.devmem_to_ram);
 	trace_vgem_p2p_migrate(args.start, n, false);
-	return 0;
+	return ret;
 }
 
 /* How many of @pages, from the first, back a contiguous stretch of BAR */
@@ -246,15 +335,31 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	struct vgem_p2p_device *vdev = page_to_vdev(pages[0]);
 	struct vgem_p2p_devmem_mapping *map;
 	enum vgem_p2p_map_kind kind;
-	int ret;
+	int ret, idx;
 
+	/*
+	 * Unplugged, or on its way (devmem_fini() clears ready before it
+	 * migrates every page back): no new p2p mapping of memory about to
+	 * be released, and no walk of a PCI topology being torn down. The
+	 * core then migrates the pages to RAM, which fini waits for anyway.
+	 */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+	if (!READ_ONCE(vdev->devmem.ready)) {
+		ret = -ENODEV;
+		goto err_exit;
+	}
 	kind = vgem_p2p_export_kind(vdev, importer, 0);
-	if (kind == VGEM_P2P_MAP_SYSTEM)
-		return ERR_PTR(-EOPNOTSUPP);
+	if (kind == VGEM_P2P_MAP_SYSTEM) {
+		ret = -EOPNOTSUPP;
+		goto err_exit;
+	}
 
 	map = kzalloc(struct_size(map, pages, npages), GFP_KERNEL);
-	if (!map)
-		return ERR_PTR(-ENOMEM);
+	if (!map) {
+		ret = -ENOMEM;
+		goto err_exit;
+	}
 	map->base.owner = THIS_MODULE;
 	map->vdev = vdev;
 	map->importer = importer;
@@ -272,11 +377,14 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	}
 
 	atomic64_add(npages, &vdev->stats.devmem_p2p_maps);
+	drm_dev_exit(idx);
 	return &map->base;
 
 err_unexport:
 	vgem_p2p_devmem_unexport(map);
 	kfree(map);
+err_exit:
+	drm_dev_exit(idx);
 	return ERR_PTR(ret);
 }
 
@@ -297,10 +405,15 @@ static const struct dev_pagemap_ops vgem_p2p_devmem_ops = {
 	.p2p_unmap = vgem_p2p_devmem_p2p_unmap,
 };
 
-/* Copy the system pages selected in @args into new device pages */
-static void vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
-					   struct migrate_vma *args)
+/*
+ * Copy the system pages selected in @args into new device pages charged
+ * to @charge. Return: false if the client's quota stopped it.
+ */
+static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
+					   struct migrate_vma *args,
+					   struct vgem_p2p_devmem_charge *charge)
 {
+	bool over_quota = false;
 	unsigned long i;
 
 	for (i = 0; i < args->npages; i++) {
@@ -312,7 +425,8 @@ static void vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 			continue;
 		if (spage && is_zone_device_page(spage))
 			continue;
-		dpage = vgem_p2p_devmem_alloc(vdev);
+		dpage = vgem_p2p_devmem_alloc_charged(vdev, charge,
+						      &over_quota);
 		if (!dpage)
 			continue;
 		if (spage) {
@@ -329,60 +443,93 @@ static void vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 		    (!spage && (args->vma->vm_flags & VM_WRITE)))
 			args->dst[i] |= MIGRATE_PFN_WRITE;
 	}
+	return !over_quota;
 }
 
+/* One chunk of at most VGEM_P2P_MIGRATE_CHUNK pages, under mmap_lock */
+static int vgem_p2p_migrate_chunk(struct vgem_p2p_device *vdev,
+				  struct mm_struct *mm, unsigned long addr,
+				  unsigned long end, bool to_device,
+				  struct vgem_p2p_devmem_charge *charge,
+				  unsigned long *next, u64 *npages)
+{
+	unsigned long src[VGEM_P2P_MIGRATE_CHUNK], dst[VGEM_P2P_MIGRATE_CHUNK];
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+	struct migrate_vma args = {
+		.src = src,
+		.dst = dst,
+		.pgmap_owner = vdev,
+	};
+	bool within_quota = true;
+	unsigned long n;
+	int ret;
+
+	lockdep_assert_held(&mm->mmap_lock);
+
+	if (!vma || !vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	*next = min3(end, vma->vm_end,
+		     addr + (VGEM_P2P_MIGRATE_CHUNK << PAGE_SHIFT));
+	args.vma = vma;
+	args.start = addr;
+	args.end = *next;
+	args.flags = to_device ? MIGRATE_VMA_SELECT_SYSTEM :
+				 MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
+	ret = migrate_vma_setup(&args);
+	if (ret)
+		return ret;
+	if (to_device)
+		within_quota = vgem_p2p_devmem_copy_to_device(vdev, &args,
+							      charge);
+	else
+		vgem_p2p_devmem_copy_to_ram(vdev, &args);
+	migrate_vma_pages(&args);
+	n = vgem_p2p_migrated(&args);
+	migrate_vma_finalize(&args);
+
+	*npages += n;
+	atomic64_add(n, to_device ? &vdev->stats.devmem_to_device :
+				    &vdev->stats.devmem_to_ram);
+	trace_vgem_p2p_migrate(addr, n, to_device);
+	if (!within_quota)
+		return -EDQUOT;
+	/* device memory ran out */
+	if (to_device && n < args.cpages)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * mmap_lock is taken per chunk, and a fatal signal or an unbind ends the
+ * walk between chunks: a range can span all of TASK_SIZE, mostly
+ * unpopulated, and must neither hold off the mm's writers nor make the
+ * task unkillable or the device unbindable for that long. Precedent: the
+ * killable, chunked walks of gup (__get_user_pages()) and
+ * madvise(MADV_PAGEOUT).
+ */
 static int vgem_p2p_migrate_range(struct vgem_p2p_device *vdev,
 				  struct mm_struct *mm, unsigned long start,
 				  unsigned long end, bool to_device,
+				  struct vgem_p2p_devmem_charge *charge,
 				  u64 *npages)
 {
-	unsigned long src[VGEM_P2P_MIGRATE_CHUNK], dst[VGEM_P2P_MIGRATE_CHUNK];
-	unsigned long addr, next, n;
+	unsigned long addr, next;
 	int ret = 0;
 
-	mmap_read_lock(mm);
 	for (addr = start; addr < end; addr = next) {
-		struct vm_area_struct *vma = vma_lookup(mm, addr);
-		struct migrate_vma args = {
-			.src = src,
-			.dst = dst,
-			.pgmap_owner = vdev,
-		};
-
-		if (!vma || !vma_is_anonymous(vma) ||
-		    (vma->vm_flags & VM_SHARED)) {
-			ret = -EINVAL;
-			break;
-		}
-		next = min3(end, vma->vm_end,
-			    addr + (VGEM_P2P_MIGRATE_CHUNK << PAGE_SHIFT));
-		args.vma = vma;
-		args.start = addr;
-		args.end = next;
-		args.flags = to_device ? MIGRATE_VMA_SELECT_SYSTEM :
-					 MIGRATE_VMA_SELECT_DEVICE_PRIVATE;
-		ret = migrate_vma_setup(&args);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (drm_dev_is_unplugged(&vdev->drm))
+			return -ENODEV;
+		cond_resched();
+		if (mmap_read_lock_killable(mm))
+			return -EINTR;
+		ret = vgem_p2p_migrate_chunk(vdev, mm, addr, end, to_device,
+					     charge, &next, npages);
+		mmap_read_unlock(mm);
 		if (ret)
 			break;
-		if (to_device)
-			vgem_p2p_devmem_copy_to_device(vdev, &args);
-		else
-			vgem_p2p_devmem_copy_to_ram(vdev, &args);
-		migrate_vma_pages(&args);
-		n = vgem_p2p_migrated(&args);
-		migrate_vma_finalize(&args);
-
-		*npages += n;
-		atomic64_add(n, to_device ? &vdev->stats.devmem_to_device :
-					    &vdev->stats.devmem_to_ram);
-		trace_vgem_p2p_migrate(addr, n, to_device);
-		/* device memory ran out */
-		if (to_device && n < args.cpages) {
-			ret = -ENOMEM;
-			break;
-		}
 	}
-	mmap_read_unlock(mm);
 	return ret;
 }
 
@@ -391,6 +538,7 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 {
 	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
 	struct drm_vgem_p2p_migrate *args = data;
+	struct vgem_p2p_file *vfile = file->driver_priv;
 	int ret, idx;
 
 	if (args->flags || args->direction > VGEM_P2P_MIGRATE_TO_RAM)
@@ -408,7 +556,7 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 	ret = vgem_p2p_migrate_range(vdev, current->mm, args->addr,
 				     args->addr + args->size,
 				     args->direction == VGEM_P2P_MIGRATE_TO_DEVICE,
-				     &args->npages);
+				     vfile->devmem_charge, &args->npages);
 	drm_dev_exit(idx);
 	return ret;
 }

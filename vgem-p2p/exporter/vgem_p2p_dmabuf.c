@@ -118,22 +118,38 @@ static void vgem_p2p_dmabuf_unpin(struct dma_buf_attachment *attach)
 	mutex_unlock(&vdev->lock);
 }
 
-/* The object's BAR range, for @dev */
+/*
+ * The longest segment @dev takes, in whole pages: its DMA segment limit,
+ * which as an unsigned int also keeps a scatterlist's length from
+ * wrapping (an object may be 4 GiB or more).
+ */
+static unsigned int vgem_p2p_dmabuf_max_seg(struct device *dev)
+{
+	unsigned int seg = dma_get_max_seg_size(dev) & PAGE_MASK;
+
+	return max_t(unsigned int, seg, PAGE_SIZE);
+}
+
+/* The object's BAR range, for @dev, in segments @dev can take */
 static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 				    struct device *dev,
 				    enum dma_data_direction dir,
 				    struct vgem_p2p_dmabuf_sgt *s)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	unsigned int seg = vgem_p2p_dmabuf_max_seg(dev);
+	struct scatterlist *sg;
 	dma_addr_t addr;
-	int ret;
+	u64 off = 0;
+	int ret, i;
 
 	lockdep_assert_held(&vdev->lock);
 
 	s->kind = vgem_p2p_importer_translated(dev) ? VGEM_P2P_MAP_IOVA :
 						      VGEM_P2P_MAP_BUS;
 	s->size = bo->base.size;
-	ret = sg_alloc_table(&s->sgt, 1, GFP_KERNEL);
+	ret = sg_alloc_table(&s->sgt, DIV_ROUND_UP_ULL(s->size, seg),
+			     GFP_KERNEL);
 	if (ret)
 		return ret;
 	ret = vgem_p2p_export_bar(vdev, dev, s->kind, bo->node.start, s->size,
@@ -143,9 +159,14 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 		return ret;
 	}
 	/* No struct page behind a BAR: importers use only the DMA side */
-	sg_set_page(s->sgt.sgl, NULL, s->size, 0);
-	sg_dma_address(s->sgt.sgl) = addr;
-	sg_dma_len(s->sgt.sgl) = s->size;
+	for_each_sgtable_sg(&s->sgt, sg, i) {
+		unsigned int len = min_t(u64, seg, s->size - off);
+
+		sg_set_page(sg, NULL, len, 0);
+		sg_dma_address(sg) = addr + off;
+		sg_dma_len(sg) = len;
+		off += len;
+	}
 	atomic64_inc(&vdev->stats.dmabuf_maps_p2p);
 	return 0;
 }
@@ -172,10 +193,11 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 	s->kind = VGEM_P2P_MAP_SYSTEM;
 	s->size = bo->base.size;
 	/*
-	 * No segment longer than one mapping can be (swiotlb's 256 KiB), as
-	 * drm_prime_pages_to_sg() does.
+	 * No segment longer than the importer takes, nor than one mapping
+	 * can be (swiotlb's 256 KiB), as drm_prime_pages_to_sg() does.
 	 */
-	max_segment = min_t(size_t, UINT_MAX, dma_max_mapping_size(dev));
+	max_segment = min_t(size_t, vgem_p2p_dmabuf_max_seg(dev),
+			    dma_max_mapping_size(dev));
 	ret = sg_alloc_table_from_pages_segment(&s->sgt, bo->pages,
 						vgem_p2p_npages(bo), 0,
 						s->size, max_segment,

@@ -37,6 +37,7 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/kref.h>
 #include <linux/memremap.h>
 #include <linux/mutex.h>
 #include <linux/p2p_map.h>
@@ -53,9 +54,21 @@
 #define DRIVER_NAME	"vgem_p2p"
 #define VGEM_P2P_BAR	2
 
+/*
+ * The device-private pages one client (open file) migrated, against
+ * devmem_quota_pages. Each such page holds a reference in its
+ * zone_device_data, dropped by page_free: the pages live in a process's
+ * mm, not in the file, and may outlive it.
+ */
+struct vgem_p2p_devmem_charge {
+	struct kref ref;
+	atomic_long_t pages;
+};
+
 struct vgem_p2p_file {
 	struct idr fence_idr;
 	struct mutex fence_mutex;	/* protects fence_idr */
+	struct vgem_p2p_devmem_charge *devmem_charge;
 };
 
 /* Device counters, DRM_IOCTL_VGEM_P2P_STATS; see the uAPI for meanings */
@@ -207,8 +220,9 @@ struct vgem_p2p_mapping {
 	pgoff_t first;			/* first page of the object */
 	unsigned long npages;
 	dma_addr_t iova;		/* VGEM_P2P_MAP_IOVA */
-	struct page **pages;		/* VGEM_P2P_MAP_SYSTEM */
-	dma_addr_t dma[];		/* VGEM_P2P_MAP_SYSTEM, per page */
+	/* VGEM_P2P_MAP_SYSTEM only, per page */
+	struct page **pages;
+	dma_addr_t *dma;
 };
 
 /* Allocation policy for vgem_p2p_vram_alloc() */
@@ -282,6 +296,8 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
 int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
+int vgem_p2p_devmem_open(struct vgem_p2p_file *vfile);
+void vgem_p2p_devmem_close(struct vgem_p2p_file *vfile);
 
 /* vgem_p2p_dmabuf.c */
 struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,

@@ -169,6 +169,33 @@ err_unmap:
 	return -EIO;
 }
 
+/*
+ * Per-page arrays of a fallback mapping; a BAR mapping is one range and
+ * needs none. kcalloc(), not kvcalloc(): p2p_unmap frees them from
+ * importers' mmu notifier callbacks, possibly non-blockable ones (the OOM
+ * reaper), where vfree() must not be called and vfree_atomic() is not
+ * exported. kmalloc's limit (4 MiB: 512K pages, a 2 GiB mapping) is far
+ * above any VRAM this device has; past it the mapping fails with -ENOMEM.
+ */
+static int vgem_p2p_mapping_alloc_pages(struct vgem_p2p_mapping *map)
+{
+	map->pages = kcalloc(map->npages, sizeof(*map->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	map->dma = kcalloc(map->npages, sizeof(*map->dma),
+			   GFP_KERNEL | __GFP_NOWARN);
+	if (!map->pages || !map->dma)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Does not sleep: called from p2p_unmap */
+static void vgem_p2p_mapping_free(struct vgem_p2p_mapping *map)
+{
+	kfree(map->pages);
+	kfree(map->dma);
+	kfree(map);
+}
+
 /* Under the device lock: place the object as @kind needs, then map it */
 static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 			       struct vgem_p2p_object *bo,
@@ -193,6 +220,9 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 
 	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
 		ret = vgem_p2p_move_to_system(bo);
+		if (ret)
+			return ret;
+		ret = vgem_p2p_mapping_alloc_pages(map);
 		if (ret)
 			return ret;
 		ret = vgem_p2p_map_system(bo, map, dma_addrs);
@@ -234,27 +264,26 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		return ERR_PTR(-EINVAL);
 	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
+	/* vma_p2p_map() checks VM_WRITE only; PROT_NONE revokes reads too */
+	if (!(vma->vm_flags & VM_READ))
+		return ERR_PTR(-EPERM);
 
-	map = kzalloc(struct_size(map, dma, npages), GFP_KERNEL);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
-	map->pages = kcalloc(npages, sizeof(*map->pages), GFP_KERNEL);
-	if (!map->pages) {
-		ret = -ENOMEM;
-		goto err_free_map;
-	}
 	map->base.owner = THIS_MODULE;
 	map->bo = bo;
 	map->importer = importer;
 	map->first = first;
 	map->npages = npages;
 	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
 
 	if (!drm_dev_enter(&vdev->drm, &idx)) {
 		ret = -ENODEV;
-		goto err_free_pages;
+		goto err_free_map;
 	}
+	/* walks up from our pci_dev, which unbind is tearing down */
+	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
 	/* The mapping may move the object: mmap_lock > dma_resv, see drv.h */
 	dma_resv_lock(bo->base.resv, NULL);
 	mutex_lock(&vdev->lock);
@@ -276,13 +305,11 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 	dma_resv_unlock(bo->base.resv);
 	drm_dev_exit(idx);
 	if (ret)
-		goto err_free_pages;
+		goto err_free_map;
 	return &map->base;
 
-err_free_pages:
-	kfree(map->pages);
 err_free_map:
-	kfree(map);
+	vgem_p2p_mapping_free(map);
 	return ERR_PTR(ret);
 }
 
@@ -309,8 +336,7 @@ void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
 	atomic64_inc(&vdev->stats.p2p_unmaps);
 	trace_vgem_p2p_unmap(bo, map);
 
-	kfree(map->pages);
-	kfree(map);
+	vgem_p2p_mapping_free(map);
 	/* may be the last reference: the object frees itself in a worker */
 	drm_gem_object_put(&bo->base);
 }

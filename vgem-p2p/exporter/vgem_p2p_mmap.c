@@ -79,8 +79,29 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/*
+ * Importers mirror the vma with mmu notifiers and p2p_map(), not through
+ * its page tables, so mprotect()'s change_protection() - which walks only
+ * populated page tables and never has any over a device-only object -
+ * would leave them with the permissions they had. Dropping a permission
+ * therefore zaps the range: zap_vma_ptes() invalidates it through the mmu
+ * notifiers whether or not ptes exist, importers p2p_unmap, and their next
+ * fault sees the new vm_flags (vma_p2p_map() checks VM_WRITE, we VM_READ).
+ * mprotect() holds mmap_lock for writing, so no importer re-faults before
+ * the new flags are in place. SGX's sgx_vma_mprotect() is the precedent
+ * for the hook; it only refuses, we only revoke.
+ */
+static int vgem_p2p_mprotect(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end, unsigned long newflags)
+{
+	if (vma->vm_flags & ~newflags & (VM_READ | VM_WRITE))
+		zap_vma_ptes(vma, start, end - start);
+	return 0;
+}
+
 const struct vm_operations_struct vgem_p2p_vm_ops = {
 	.fault = vgem_p2p_fault,
+	.mprotect = vgem_p2p_mprotect,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 	.p2p_map = vgem_p2p_vma_p2p_map,

@@ -214,6 +214,21 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 	return 0;
 }
 
+/*
+ * Put a node back where it was, which is free: it was removed under the
+ * device lock, held since. A failure would leave an object in VRAM that
+ * the allocator does not know of, to be handed out twice: so it is a bug.
+ */
+static void vgem_p2p_node_restore(struct vgem_p2p_device *vdev,
+				  struct drm_mm_node *node, u64 start, u64 size)
+{
+	lockdep_assert_held(&vdev->lock);
+
+	node->start = start;
+	node->size = size;
+	WARN_ON(drm_mm_reserve_node(&vdev->mm, node));
+}
+
 /* Slide one object down to the lowest hole below its end */
 static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 				 struct vgem_p2p_object *bo)
@@ -229,9 +244,7 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 					  0, old + size, DRM_MM_INSERT_LOW);
 	/* Its own place is free, so this cannot fail */
 	if (WARN_ON(ret)) {
-		node->start = old;
-		node->size = size;
-		drm_mm_reserve_node(&vdev->mm, node);
+		vgem_p2p_node_restore(vdev, node, old, size);
 		return;
 	}
 	new = node->start;
@@ -240,9 +253,7 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 	if (vgem_p2p_copy_vram(vdev, new, old, size)) {
 		/* out of memory for the bounce page: put it back */
 		drm_mm_remove_node(node);
-		node->start = old;
-		node->size = size;
-		drm_mm_reserve_node(&vdev->mm, node);
+		vgem_p2p_node_restore(vdev, node, old, size);
 		return;
 	}
 	if (new + size <= old)
@@ -373,15 +384,26 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	struct drm_vgem_p2p_move *args = data;
 	struct drm_gem_object *obj;
 	struct vgem_p2p_object *bo;
+	enum vgem_p2p_alloc policy;
 	int ret, idx;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
+	/*
+	 * Moving one's own object is anyone's business; pushing other
+	 * clients' objects out of VRAM is not: only CAP_SYS_ADMIN evicts,
+	 * or picks a placement (a debugging tool). Others may still compact,
+	 * which keeps every object in VRAM.
+	 */
+	policy = capable(CAP_SYS_ADMIN) ? VGEM_P2P_ALLOC_EVICT :
+					  VGEM_P2P_ALLOC_COMPACT;
 	switch (args->target) {
 	case VGEM_P2P_MOVE_VRAM_AT:
 		if (!PAGE_ALIGNED(args->offset) ||
 		    args->offset >= vdev->vram_size)
 			return -EINVAL;
+		if (policy != VGEM_P2P_ALLOC_EVICT)
+			return -EPERM;
 		break;
 	case VGEM_P2P_MOVE_VRAM:
 	case VGEM_P2P_MOVE_SYSTEM:
@@ -415,11 +437,10 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = vgem_p2p_move_to_system(bo);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
-		ret = vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_EVICT);
+		ret = vgem_p2p_move_to_vram(bo, -1, policy);
 		break;
 	default:
-		ret = vgem_p2p_move_to_vram(bo, args->offset,
-					    VGEM_P2P_ALLOC_EVICT);
+		ret = vgem_p2p_move_to_vram(bo, args->offset, policy);
 		break;
 	}
 	args->offset = bo->in_vram ? bo->node.start : ~0ull;

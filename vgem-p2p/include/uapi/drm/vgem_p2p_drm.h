@@ -149,6 +149,11 @@ struct drm_vgem_p2p_create {
  * move within VRAM needs room for a second copy). An object pinned by a
  * dma-buf attachment stays in system memory: to VRAM, -EINVAL. Out of
  * memory: -ENOMEM; device unbound: -ENODEV.
+ *
+ * Permissions: VGEM_P2P_MOVE_VRAM_AT needs CAP_SYS_ADMIN (-EPERM). Without
+ * it, VGEM_P2P_MOVE_VRAM only compacts VRAM to make room, never evicts
+ * other objects (-ENOSPC instead); with it, it evicts as CREATE does.
+ * VGEM_P2P_MOVE_SYSTEM moves only the caller's object: anyone may.
  */
 struct drm_vgem_p2p_move {
 	__u32 handle;
@@ -222,6 +227,13 @@ struct drm_vgem_p2p_obj_info {
  * file-backed, hugetlb): -EINVAL, after migrating the pages before it. No
  * device-private memory left: -ENOMEM after migrating what fitted. A
  * device without device-private memory: -ENODEV.
+ *
+ * Each open file may hold at most the module parameter devmem_quota_pages
+ * device-private pages (0: half of the device's); past it -EDQUOT, after
+ * migrating what fitted. A page is charged until freed (migrated back,
+ * unmapped, or its process exits), even after the file is closed. The
+ * range is processed in chunks, mmap_lock dropped between them: a fatal
+ * signal ends the call with -EINTR, an unbind with -ENODEV.
  */
 struct drm_vgem_p2p_migrate {
 	__u64 addr;
