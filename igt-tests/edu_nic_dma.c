@@ -117,18 +117,6 @@ static bool write_str(const char *path, const char *s)
 	return ok;
 }
 
-/* edu_nic0's PCI address, e.g. 0000:03:00.0 */
-static void edu_bdf(char *bdf, size_t len)
-{
-	char link[256];
-	ssize_t n = readlink("/sys/class/misc/edu_nic0/device", link,
-			     sizeof(link) - 1);
-
-	igt_assert(n > 0);
-	link[n] = 0;
-	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
-}
-
 /* Is bus mastering on (PCI_COMMAND_MASTER in the command register)? */
 static bool pci_bus_master(const char *bdf)
 {

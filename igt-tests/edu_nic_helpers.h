@@ -20,6 +20,18 @@
 
 #define EDU_PAGE 4096ul
 
+/* edu_nic0's PCI address (0000:03:00.0): names its debugfs directory */
+static inline void edu_bdf(char *bdf, size_t len)
+{
+	char link[256];
+	ssize_t n = readlink("/sys/class/misc/edu_nic0/device", link,
+			     sizeof(link) - 1);
+
+	igt_assert(n > 0);
+	link[n] = 0;
+	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
+}
+
 static inline int edu_open_nth(int n)
 {
 	char path[32];

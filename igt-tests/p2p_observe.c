@@ -83,18 +83,6 @@ static char *dri_file(int vfd, const char *file)
 	return slurp(path);
 }
 
-/* edu_nic0's PCI address, which names its debugfs directory */
-static void edu_bdf(char *bdf, size_t len)
-{
-	char link[256];
-	ssize_t n = readlink("/sys/class/misc/edu_nic0/device", link,
-			     sizeof(link) - 1);
-
-	igt_assert(n > 0);
-	link[n] = 0;
-	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
-}
-
 static char *edu_file(const char *file)
 {
 	char bdf[32], path[128];
