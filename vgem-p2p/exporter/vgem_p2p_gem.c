@@ -21,6 +21,9 @@
 /* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
 static struct workqueue_struct *vgem_p2p_free_wq;
 
+/* System pages got by all objects of all devices: see vgem_p2p_pages_get() */
+static atomic_long_t vgem_p2p_pages_pinned = ATOMIC_LONG_INIT(0);
+
 /**
  * vgem_p2p_pages_get - give an object in system memory its pages
  * @bo: the object, not in VRAM
@@ -39,6 +42,7 @@ static struct workqueue_struct *vgem_p2p_free_wq;
  */
 int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 {
+	unsigned long npages = vgem_p2p_npages(bo);
 	struct page **pages;
 
 	lockdep_assert_held(&obj_to_vdev(bo)->lock);
@@ -47,9 +51,22 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 		return 0;
 	if (bo->lost)
 		return -ENODEV;
+	/*
+	 * Got pages are pinned and, without swap, unreclaimable, and they
+	 * count against no process: past a limit the OOM killer finds
+	 * nothing to kill. Cap them at half of RAM, as TTM caps the pages
+	 * of its buffer objects (ttm_tt.c, ttm_pages_limit).
+	 */
+	if (atomic_long_add_return(npages, &vgem_p2p_pages_pinned) >
+	    totalram_pages() / 2) {
+		atomic_long_sub(npages, &vgem_p2p_pages_pinned);
+		return -ENOMEM;
+	}
 	pages = drm_gem_get_pages(&bo->base);
-	if (IS_ERR(pages))
+	if (IS_ERR(pages)) {
+		atomic_long_sub(npages, &vgem_p2p_pages_pinned);
 		return PTR_ERR(pages);
+	}
 	bo->pages = pages;
 	return 0;
 }
@@ -70,6 +87,7 @@ void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 		return;
 	drm_gem_put_pages(&bo->base, bo->pages, true, false);
 	bo->pages = NULL;
+	atomic_long_sub(vgem_p2p_npages(bo), &vgem_p2p_pages_pinned);
 	shmem_truncate_range(file_inode(bo->base.filp), 0, (loff_t)-1);
 }
 
@@ -153,8 +171,14 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		ret = -ENOMEM;
 	if (ret)
 		goto err_release;
-	/* Pinned while got: keep them out of ZONE_MOVABLE, as before */
-	mapping_set_gfp_mask(bo->base.filp->f_mapping, GFP_HIGHUSER);
+	/*
+	 * Pinned while got: keep them out of ZONE_MOVABLE, as before. And
+	 * fail with -ENOMEM rather than invoke the OOM killer, which cannot
+	 * see whose they are: __GFP_RETRY_MAYFAIL, as TTM allocates with
+	 * ttm_operation_ctx.gfp_retry_mayfail.
+	 */
+	mapping_set_gfp_mask(bo->base.filp->f_mapping,
+			     GFP_HIGHUSER | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	ret = drm_gem_create_mmap_offset(&bo->base);
 	if (ret)
 		goto err_release;

@@ -64,12 +64,14 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn,
 					  pgprot_writecombine(vma->vm_page_prot));
 	} else {
-		/* A SYSTEM object's pages come on first use */
-		int err = vgem_p2p_pages_get(bo);
-
-		ret = err ? vmf_error(err) :
-			    vmf_insert_pfn(vma, vmf->address,
-					   page_to_pfn(bo->pages[pgoff]));
+		/*
+		 * A SYSTEM object's pages come on first use. A fault that
+		 * cannot have them gets SIGBUS, as drm_gem_shmem_fault()
+		 * gives one: VM_FAULT_OOM would only retry it for ever.
+		 */
+		ret = vgem_p2p_pages_get(bo) ? VM_FAULT_SIGBUS :
+		      vmf_insert_pfn(vma, vmf->address,
+				     page_to_pfn(bo->pages[pgoff]));
 	}
 	mutex_unlock(&vdev->lock);
 	if (resv_locked)
