@@ -33,9 +33,16 @@
  */
 static DECLARE_FAULT_ATTR(edu_nic_fail_dma_timeout);
 
+/*
+ * Only when the knob is armed: should_fail() also answers a task's
+ * fail-nth, which p2p_faultinject walks through every injection site to
+ * fail allocations, and a wedged engine is no allocation failure: it
+ * would stay wedged for every later test.
+ */
 static bool edu_nic_dma_inject_timeout(void)
 {
-	return should_fail(&edu_nic_fail_dma_timeout, 1);
+	return READ_ONCE(edu_nic_fail_dma_timeout.probability) &&
+	       should_fail(&edu_nic_fail_dma_timeout, 1);
 }
 
 /**
