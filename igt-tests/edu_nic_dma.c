@@ -105,18 +105,6 @@ static void start_loop(pthread_t *t, struct dma_loop *l)
 
 #define FAIL_TIMEOUT "/sys/kernel/debug/edu_nic/fail_dma_timeout"
 
-static bool write_str(const char *path, const char *s)
-{
-	int f = open(path, O_WRONLY);
-	bool ok;
-
-	if (f < 0)
-		return false;
-	ok = write(f, s, strlen(s)) == (ssize_t)strlen(s);
-	close(f);
-	return ok;
-}
-
 /* Is bus mastering on (PCI_COMMAND_MASTER in the command register)? */
 static bool pci_bus_master(const char *bdf)
 {
@@ -487,14 +475,14 @@ igt_main
 		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
 
 		/* The next command, once */
-		igt_assert(write_str(FAIL_TIMEOUT "/verbose", "0"));
-		igt_assert(write_str(FAIL_TIMEOUT "/interval", "1"));
-		igt_assert(write_str(FAIL_TIMEOUT "/times", "1"));
-		igt_assert(write_str(FAIL_TIMEOUT "/probability", "100"));
+		igt_assert(edu_write_str(FAIL_TIMEOUT "/verbose", "0"));
+		igt_assert(edu_write_str(FAIL_TIMEOUT "/interval", "1"));
+		igt_assert(edu_write_str(FAIL_TIMEOUT "/times", "1"));
+		igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "100"));
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
 					  buf), -EIO);
-		igt_assert(write_str(FAIL_TIMEOUT "/probability", "0"));
+		igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "0"));
 		igt_assert(!pci_bus_master(bdf));
 		/* Wedged: no command again, injection or not */
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
@@ -503,8 +491,8 @@ igt_main
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		close(fd);
 
-		igt_assert(write_str("/sys/bus/pci/drivers/edu_nic/unbind", bdf));
-		igt_assert(write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
+		igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/unbind", bdf));
+		igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
 		fd = edu_open();
 		igt_assert(pci_bus_master(bdf));
 		edu_fill(p, EDU_PAGE, 21);

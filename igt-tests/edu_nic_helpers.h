@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,19 @@ static inline void edu_bdf(char *bdf, size_t len)
 	igt_assert(n > 0);
 	link[n] = 0;
 	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
+}
+
+/* Write @s to the sysfs or debugfs file @path; false on any failure */
+static inline bool edu_write_str(const char *path, const char *s)
+{
+	int f = open(path, O_WRONLY);
+	bool ok;
+
+	if (f < 0)
+		return false;
+	ok = write(f, s, strlen(s)) == (ssize_t)strlen(s);
+	close(f);
+	return ok;
 }
 
 static inline int edu_open_nth(int n)

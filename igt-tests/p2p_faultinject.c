@@ -67,18 +67,6 @@ static const struct {
 };
 static char saved[ARRAY_SIZE(knobs)][32];
 
-static bool write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok;
-}
-
 static bool read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY);
@@ -101,7 +89,7 @@ static void knobs_set(void)
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		igt_require_f(read_file(knobs[i].path, saved[i], sizeof(saved[i])),
 			      "%s: no fault injection debugfs\n", knobs[i].path);
-		igt_assert(write_file(knobs[i].path, knobs[i].value));
+		igt_assert(edu_write_str(knobs[i].path, knobs[i].value));
 	}
 }
 
@@ -111,7 +99,7 @@ static void knobs_restore(void)
 
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		if (saved[i][0])
-			write_file(knobs[i].path, saved[i]);
+			edu_write_str(knobs[i].path, saved[i]);
 }
 
 /* fail-nth: the n-th injection site this thread reaches fails */
@@ -779,8 +767,8 @@ static void kmemleak_check(void)
 
 	igt_require_f(!access(kml, W_OK), "no kmemleak\n");
 	sleep(6);
-	igt_assert(write_file(kml, "scan"));
-	igt_assert(write_file(kml, "scan"));
+	igt_assert(edu_write_str(kml, "scan"));
+	igt_assert(edu_write_str(kml, "scan"));
 	igt_assert(read_file(kml, report, sizeof(report)));
 	igt_assert_f(!report[0], "kmemleak:\n%s\n", report);
 }
