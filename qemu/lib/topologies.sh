@@ -5,6 +5,9 @@
 #   ivshmem-plain (1af4:1110): the exporter's VRAM, BAR2 backed by host RAM.
 #   edu (1234:11e8): the importer, a bus-master DMA engine. dma_mask is all
 #   ones so that 64-bit BAR addresses and IOVAs reach it unmasked.
+#   bochs-display (1234:1111): the real TTM exporter. bochs maps its VRAM,
+#   BAR 0, through drm_gem_vram_helper and TTM's vm_ops. Placed beside the
+#   others in switch, split and iommu rather than in boots of its own.
 #
 # The PCIe ids below (rpN, upN, dnN) are what the topology smoke test
 # checks for, through the bus numbers they produce in the guest.
@@ -21,6 +24,13 @@ _vram()		# _vram N PARENT-BUS
 _edu()		# _edu N PARENT-BUS
 {
 	echo "-device edu,id=importer$1,bus=$2,dma_mask=0xffffffffffffffff"
+}
+
+# 64 MiB of VRAM: room for a 1024x768 scanout and the buffers that the
+# eviction test fills it with.
+_bochs()	# _bochs PARENT-BUS
+{
+	echo "-device bochs-display,id=bochs0,bus=$1,vgamem=64M"
 }
 
 _root_port()	# _root_port N
@@ -67,15 +77,26 @@ topology_qemu_args()
 
 	case "$1" in
 	switch)
-		_switch 1 2; _vram 0 dn1.0; _edu 0 dn1.1 ;;
-	split|epyc)
+		_switch 1 3; _vram 0 dn1.0; _edu 0 dn1.1; _bochs dn1.2 ;;
+	split)
+		_root_port 1; _root_port 2; _root_port 3
+		_vram 0 rp1; _edu 0 rp2; _bochs rp3 ;;
+	epyc)
 		_root_port 1; _root_port 2; _vram 0 rp1; _edu 0 rp2
-		[ "$1" = epyc ] && cpu="-cpu EPYC" ;;
+		cpu="-cpu EPYC" ;;
 	iommu)
+		# Root ports, whose ACS redirect Linux turns on with the IOMMU,
+		# and a host bridge that routes p2p (AMD Zen): the traffic goes
+		# through the vIOMMU, as QEMU translates it. QEMU's xio3130
+		# downstream ports have no ACS, so behind a switch Linux would
+		# rightly hand out bus addresses that QEMU's vIOMMU, unlike a
+		# real switch, would translate.
 		machine="-machine q35,kernel-irqchip=split"
+		cpu="-cpu EPYC"
 		# The vIOMMU must exist before the devices it translates.
 		echo "-device intel-iommu,intremap=on"
-		_switch 1 2; _vram 0 dn1.0; _edu 0 dn1.1 ;;
+		_root_port 1; _root_port 2; _root_port 3
+		_vram 0 rp1; _edu 0 rp2; _bochs rp3 ;;
 	multi)
 		_switch 1 4
 		_vram 0 dn1.0; _vram 1 dn1.1; _edu 0 dn1.2; _edu 1 dn1.3 ;;
