@@ -300,7 +300,7 @@ static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
 			goto err_put_pages;
 		}
 	}
-	ret = vgem_p2p_export_bar(map->vdev, map->importer, map->kind,
+	ret = vgem_p2p_export_bar(map->vdev, map->importer, &map->kind,
 				  vgem_p2p_devmem_offset(map->vdev, pages[0]),
 				  n << PAGE_SHIFT, map->dir, &addr);
 	if (ret)

@@ -145,14 +145,12 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 
 	lockdep_assert_held(&vdev->lock);
 
-	s->kind = vgem_p2p_importer_translated(dev) ? VGEM_P2P_MAP_IOVA :
-						      VGEM_P2P_MAP_BUS;
 	s->size = bo->base.size;
 	ret = sg_alloc_table(&s->sgt, DIV_ROUND_UP_ULL(s->size, seg),
 			     GFP_KERNEL);
 	if (ret)
 		return ret;
-	ret = vgem_p2p_export_bar(vdev, dev, s->kind, bo->node.start, s->size,
+	ret = vgem_p2p_export_bar(vdev, dev, &s->kind, bo->node.start, s->size,
 				  dir, &addr);
 	if (ret) {
 		sg_free_table(&s->sgt);

@@ -267,7 +267,7 @@ bool vgem_p2p_importer_translated(struct device *importer);
 bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
 				   struct device *importer);
 int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
-			enum vgem_p2p_map_kind kind, u64 bar_offset, u64 size,
+			enum vgem_p2p_map_kind *kind, u64 bar_offset, u64 size,
 			enum dma_data_direction dir, dma_addr_t *addr);
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir);

@@ -9,13 +9,15 @@
  *    above the importer's DMA mask (no IOMMU): the object moves to system
  *    memory and the importer gets dma_map_page() addresses of its pages.
  *    The importer cannot tell; only the counters can.
- *  - the importer's DMA is translated by an IOMMU: the BAR range is mapped
- *    for it with dma_map_resource(), and it gets IOVAs;
- *  - otherwise it reaches the BAR directly: bus addresses.
+ *  - otherwise the PCI core maps the BAR range for it
+ *    (pci_p2pdma_map_resource()): bus addresses where a switch routes the
+ *    traffic, IOVA or not; dma_map_resource() where the host bridge does,
+ *    which behind an IOMMU gives IOVAs.
  */
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -74,43 +76,54 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
  * vgem_p2p_export_bar - address of a BAR range for an importer
  * @vdev: the exporter
  * @importer: the importing device
- * @kind: VGEM_P2P_MAP_BUS or VGEM_P2P_MAP_IOVA
+ * @kind: out: VGEM_P2P_MAP_BUS (a bus address, nothing mapped) or
+ *	VGEM_P2P_MAP_IOVA (mapped with dma_map_resource(): an IOVA behind
+ *	an IOMMU)
  * @bar_offset: offset of the range in the BAR
  * @size: its size
  * @dir: DMA direction
  * @addr: out: the address of the range's start, for @importer
  *
- * Return: 0 or -EIO if the IOMMU mapping failed.
+ * The decision is the PCI core's (pci_p2pdma_map_resource()): a bus
+ * address when a switch routes the traffic, whether or not the importer
+ * is translated; a mapping when the host bridge routes it.
+ *
+ * Return: 0, -EOPNOTSUPP if @importer cannot reach the BAR after all, or
+ * -EIO if the IOMMU mapping failed.
  */
 int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
-			enum vgem_p2p_map_kind kind, u64 bar_offset, u64 size,
+			enum vgem_p2p_map_kind *kind, u64 bar_offset, u64 size,
 			enum dma_data_direction dir, dma_addr_t *addr)
 {
-	if (kind == VGEM_P2P_MAP_BUS) {
-		*addr = vdev->bar_bus + bar_offset;
+	int type;
+
+	type = pci_p2pdma_map_resource(&vdev->pdev->dev, importer,
+				       vdev->bar_phys + bar_offset, size, dir,
+				       addr);
+	switch (type) {
+	case PCI_P2PDMA_MAP_BUS_ADDR:
+		*kind = VGEM_P2P_MAP_BUS;
 		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_bus);
 		return 0;
+	case PCI_P2PDMA_MAP_THRU_HOST_BRIDGE:
+		*kind = VGEM_P2P_MAP_IOVA;
+		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_iova);
+		return 0;
+	case PCI_P2PDMA_MAP_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	default:
+		return type < 0 ? type : -EIO;
 	}
-	/*
-	 * A BAR has no CPU cache to sync; saying so also tells DMA-API
-	 * debugging that overlapping mappings (vma and dma-buf importers of
-	 * one object) are intended.
-	 */
-	*addr = dma_map_resource(importer, vdev->bar_phys + bar_offset, size,
-				 dir, DMA_ATTR_SKIP_CPU_SYNC);
-	if (dma_mapping_error(importer, *addr))
-		return -EIO;
-	atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_iova);
-	return 0;
 }
 
 /* Does not sleep: called from p2p_unmap */
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir)
 {
-	if (kind == VGEM_P2P_MAP_IOVA)
-		dma_unmap_resource(importer, addr, size, dir,
-				   DMA_ATTR_SKIP_CPU_SYNC);
+	pci_p2pdma_unmap_resource(importer, kind == VGEM_P2P_MAP_IOVA ?
+				  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
+				  PCI_P2PDMA_MAP_BUS_ADDR,
+				  addr, size, dir);
 }
 
 /*
@@ -218,6 +231,18 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 	if (!bo->in_vram)
 		map->kind = VGEM_P2P_MAP_SYSTEM;
 
+	if (map->kind != VGEM_P2P_MAP_SYSTEM) {
+		ret = vgem_p2p_export_bar(vdev, map->importer, &map->kind,
+					  bo->node.start +
+					  (map->first << PAGE_SHIFT),
+					  map->npages << PAGE_SHIFT, map->dir,
+					  &addr);
+		/* the PCI core knows better than our guess: fall back */
+		if (ret == -EOPNOTSUPP)
+			map->kind = VGEM_P2P_MAP_SYSTEM;
+		else if (ret)
+			return ret;
+	}
 	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
 		ret = vgem_p2p_move_to_system(bo);
 		if (ret)
@@ -235,11 +260,6 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 		return 0;
 	}
 
-	ret = vgem_p2p_export_bar(vdev, map->importer, map->kind,
-				  bo->node.start + (map->first << PAGE_SHIFT),
-				  map->npages << PAGE_SHIFT, map->dir, &addr);
-	if (ret)
-		return ret;
 	map->iova = addr;
 	for (i = 0; i < map->npages; i++)
 		dma_addrs[i] = addr + (i << PAGE_SHIFT);
