@@ -402,8 +402,8 @@ static void unbind_live(void)
 	igt_assert_eq(edu_mr_stats(nic, key).state & EDU_NIC_MR_MIRRORED, 0);
 	ret = edu_dma_err(nic, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE,
 			  0, EDU_PAGE, buf);
-	igt_assert_f(ret == -ENODEV || ret == -EFAULT,
-		     "DMA after unbind: %d, want -ENODEV or -EFAULT\n", ret);
+	/* the vma outlives the device; TTM's p2p_map says it is gone */
+	igt_assert_eq(ret, -ENODEV);
 
 	igt_assert_eq(edu_dereg_err(nic, key), 0);
 	munmap(bo.map, bo.size);
