@@ -282,6 +282,55 @@ igt_main
 			close(fd);
 		}
 
+		igt_describe("The library opens the render node, without opening any other driver's node, and maps objects through it.");
+		igt_subtest("exporter-render-node") {
+			char link[64], target[256];
+			struct vp2p_bo bo;
+			ssize_t n;
+			void *p;
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", efd);
+			n = readlink(link, target, sizeof(target) - 1);
+			igt_assert(n > 0);
+			target[n] = 0;
+			igt_assert_f(strstr(target, "/dev/dri/renderD"),
+				     "opened %s\n", target);
+			igt_assert_eq(vp2p_bo_create(efd, PAGE, 0, &bo), 0);
+			igt_assert_eq(vp2p_bo_mmap(efd, &bo, PROT_READ | PROT_WRITE,
+						   &p), 0);
+			memset(p, 0x5a, PAGE);
+			igt_assert_eq(((uint8_t *)p)[PAGE - 1], 0x5a);
+			igt_assert_eq(vp2p_bo_munmap(&bo, p), 0);
+			igt_assert_eq(vp2p_bo_close(efd, &bo), 0);
+		}
+
+		igt_describe("vp2p_exporter_peer() gives the kernel's verdict on edu_nic0, and agrees with the sysfs explanation; bad names are -EINVAL, unknown devices -ENODEV.");
+		igt_subtest("exporter-peer") {
+			char epci[16], ipci[16];
+			struct vp2p_peer peer;
+			struct vp2p_pair pair;
+
+			igt_assert_eq(vp2p_exporter_peer(efd, NULL, &peer), -EINVAL);
+			igt_assert_eq(vp2p_exporter_peer(efd, "bogus", &peer),
+				      -EINVAL);
+			igt_assert_eq(vp2p_exporter_peer(efd, "0000:00:00.0", NULL),
+				      -EINVAL);
+			igt_assert_eq(vp2p_exporter_peer(efd, "ffff:ff:1f.7", &peer),
+				      -ENODEV);
+			igt_assert_eq(vp2p_exporter_peer(-1, "0000:00:00.0", &peer),
+				      -EBADF);
+			igt_require(vp2p_importer_count() > 0);
+			igt_assert_eq(vp2p_importer_pci(0, ipci, sizeof(ipci)), 0);
+			igt_assert_eq(vp2p_exporter_pci(efd, epci, sizeof(epci)), 0);
+			igt_assert_eq(vp2p_exporter_peer(efd, ipci, &peer), 0);
+			igt_assert_eq(vp2p_pair_check(epci, ipci, &pair), 0);
+			igt_info("%s -> %s: kernel %s/%u, sysfs %s\n", ipci, epci,
+				 peer.reachable ? "reachable" : "unreachable",
+				 peer.path, pair.p2p ? "p2p" : "no p2p");
+			igt_assert_eq(peer.reachable, pair.p2p);
+			igt_assert_eq(peer.path != VGEM_P2P_PEER_NONE, pair.p2p);
+		}
+
 		igt_describe("An object's whole life: create, mmap, PRIME, info, move, evict, close; then its stale handle.");
 		igt_subtest("bo-lifecycle") {
 			struct drm_vgem_p2p_obj_info info;

@@ -97,6 +97,40 @@ igt_main
 		caps = edu_dev_stats(fd);
 	}
 
+	igt_describe("DRM_IOCTL_VGEM_P2P_PEER says what the topology promises for edu (bus addresses behind a switch, a dma_map_resource() mapping through the host bridge under the vIOMMU, none on split), and a registration gets exactly that.");
+	igt_subtest("peer-verdict") {
+		struct drm_vgem_p2p_stats v0, v1;
+		struct drm_vgem_p2p_peer q = { 0 };
+		unsigned int d, b, dev, f;
+		const char *topo = getenv("VP2P_TOPOLOGY");
+		uint32_t want = VGEM_P2P_PEER_BUS;
+		char bdf[32];
+
+		edu_bdf(bdf, sizeof(bdf));
+		igt_assert_eq(sscanf(bdf, "%x:%x:%x.%x", &d, &b, &dev, &f), 4);
+		q.domain = d;
+		q.bus = b;
+		q.devfn = dev << 3 | f;
+		igt_assert_eq(__vgem_p2p_peer(vfd, &q), 0);
+		igt_info("%s: reachable %u, path %u\n", bdf, q.reachable, q.path);
+		if (topo && !strcmp(topo, "split"))
+			want = VGEM_P2P_PEER_NONE;
+		else if (topo && !strcmp(topo, "iommu"))
+			want = VGEM_P2P_PEER_MAPPED;
+		if (topo)
+			igt_assert_eq_u32(q.path, want);
+		igt_assert_eq_u32(q.reachable, q.path != VGEM_P2P_PEER_NONE);
+
+		/* and a mapping gets what the kernel said */
+		v0 = vgem_p2p_stats(vfd);
+		igt_assert_eq(p2p_reachable(vfd, fd), q.path != VGEM_P2P_PEER_NONE);
+		v1 = vgem_p2p_stats(vfd);
+		igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
+			      q.path == VGEM_P2P_PEER_BUS);
+		igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
+			      q.path == VGEM_P2P_PEER_MAPPED);
+	}
+
 	igt_describe("edu DMA reads what the CPU wrote into a VRAM object, and its writes land in VRAM.");
 	igt_subtest("vram-read-write") {
 		uint64_t size = 2 * EDU_PAGE;

@@ -264,6 +264,51 @@ igt_main
 		munmap(p, 8192);
 	}
 
+	igt_describe("On a render node, MODE_MAP_DUMB is refused and DRM_IOCTL_VGEM_P2P_MMAP_OFFSET gives the offset to mmap an object; bad flags and handles get EINVAL and ENOENT.");
+	igt_subtest("render-node-mmap") {
+		int rfd = vgem_p2p_open_render();
+		struct drm_vgem_p2p_mmap_offset o = { 0 };
+		struct drm_mode_map_dumb m = { 0 };
+		uint32_t h;
+		char *p;
+
+		igt_require_f(rfd >= 0, "no vgem_p2p render node\n");
+		h = vgem_p2p_create(rfd, 2 * 4096, 0);
+		m.handle = h;
+		do_ioctl_err(rfd, DRM_IOCTL_MODE_MAP_DUMB, &m, EACCES);
+		o.handle = h;
+		do_ioctl(rfd, DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &o);
+		igt_assert_neq_u64(o.offset, 0);
+		p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 rfd, o.offset);
+		igt_assert(p != MAP_FAILED);
+		fill_pattern(p, 2 * 4096, 21);
+		igt_assert(check_pattern(p, 2 * 4096, 21));
+		munmap(p, 2 * 4096);
+
+		o.flags = 1;
+		do_ioctl_err(rfd, DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &o, EINVAL);
+		o.flags = 0;
+		o.handle = h + 1000;
+		do_ioctl_err(rfd, DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &o, ENOENT);
+		gem_close(rfd, h);
+		close(rfd);
+	}
+
+	igt_describe("DRM_IOCTL_VGEM_P2P_PEER rejects unknown flags and out-of-range bus or devfn with EINVAL, and a device that does not exist with ENODEV.");
+	igt_subtest("peer-errnos") {
+		struct drm_vgem_p2p_peer q = { .flags = 1 };
+
+		igt_assert_eq(__vgem_p2p_peer(fd, &q), -EINVAL);
+		q = (struct drm_vgem_p2p_peer){ .bus = 256 };
+		igt_assert_eq(__vgem_p2p_peer(fd, &q), -EINVAL);
+		q = (struct drm_vgem_p2p_peer){ .devfn = 256 };
+		igt_assert_eq(__vgem_p2p_peer(fd, &q), -EINVAL);
+		q = (struct drm_vgem_p2p_peer){ .domain = 0xffff, .bus = 0xff,
+						.devfn = 0xff };
+		igt_assert_eq(__vgem_p2p_peer(fd, &q), -ENODEV);
+	}
+
 	igt_subtest("bad-ioctl") {
 		uint32_t dummy[8] = {};
 

@@ -48,6 +48,40 @@ static inline int vgem_p2p_open_nth(int index)
 	return fd;
 }
 
+/* Opens the first vgem_p2p device's render node, or -1. */
+static inline int vgem_p2p_open_render(void)
+{
+	drmDevicePtr devs[64];
+	int i, n, fd = -1;
+
+	n = drmGetDevices2(0, devs, 64);
+	for (i = 0; i < n && fd < 0; i++) {
+		drmVersionPtr v;
+		int f;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && !strcmp(v->name, "vgem_p2p"))
+			fd = f;
+		else
+			close(f);
+		if (v)
+			drmFreeVersion(v);
+	}
+	if (n > 0)
+		drmFreeDevices(devs, n);
+	return fd;
+}
+
+static inline int __vgem_p2p_peer(int fd, struct drm_vgem_p2p_peer *q)
+{
+	return drmIoctl(fd, DRM_IOCTL_VGEM_P2P_PEER, q) ? -errno : 0;
+}
+
 static inline int vgem_p2p_open(void)
 {
 	int fd = vgem_p2p_open_nth(0);

@@ -114,13 +114,18 @@ static int info_run(struct ctx *c, int argc, char **argv)
 
 	out_arr("pairs");
 	for (e = 0; e < ne && e < MAXDEV; e++) {
+		fd = vp2p_exporter_open(e);
 		for (i = 0; i < ni && i < MAXDEV; i++) {
+			struct vp2p_peer k;
 			struct vp2p_pair p;
 
 			out_obj(NULL);
 			out_u64("exporter", e);
 			out_u64("importer", i);
-			ret = vp2p_pair_check(epci[e], ipci[i], &p);
+			/* the verdict is the kernel's; sysfs explains it */
+			ret = fd < 0 ? fd : vp2p_exporter_peer(fd, ipci[i], &k);
+			if (!ret)
+				ret = vp2p_pair_check(epci[e], ipci[i], &p);
 			if (ret) {
 				out_str("error", strerror(-ret));
 				out_close();
@@ -133,12 +138,17 @@ static int info_run(struct ctx *c, int argc, char **argv)
 			if (p.path == VP2P_PATH_HOST_BRIDGE)
 				out_bool("whitelisted", p.whitelisted);
 			out_bool("iommu", p.iommu);
-			out_bool("p2p", p.p2p);
-			out_str("addresses", !p.p2p ? "system memory (fallback)" :
-				p.iommu ? "IOVAs (dma_map_resource)" :
-				"BAR bus addresses");
+			out_bool("reachable", k.reachable);
+			out_bool("p2p", k.path != VGEM_P2P_PEER_NONE);
+			out_str("addresses",
+				k.path == VGEM_P2P_PEER_BUS ? "BAR bus addresses" :
+				k.path == VGEM_P2P_PEER_MAPPED ?
+				"dma_map_resource() (IOVAs behind an IOMMU)" :
+				"system memory (fallback)");
 			out_close();
 		}
+		if (fd >= 0)
+			close(fd);
 	}
 	out_close();
 	out_end();
@@ -157,10 +167,11 @@ const struct command cmd_info = {
 	"\n\n"
 	"List the vgem_p2p exporters (DRM node, PCI address, sysfs path, VRAM\n"
 	"and device-private memory), the edu_nic importers (node, PCI address,\n"
-	"IOMMU), and for every exporter/importer pair how the importer reaches\n"
-	"the BAR: below a common switch or root port (p2p), across the host\n"
-	"bridge (p2p only if whitelisted), and whether it gets bus addresses,\n"
-	"IOVAs, or is served by the fallback through system memory.\n",
+	"IOMMU), and for every exporter/importer pair the kernel's verdict\n"
+	"(DRM_IOCTL_VGEM_P2P_PEER: reachable, and whether the importer gets bus\n"
+	"addresses, a dma_map_resource() mapping, or system memory through the\n"
+	"fallback), explained by the PCI path read from sysfs: below a common\n"
+	"switch or root port, or across the host bridge (whitelisted or not).\n",
 };
 
 static int stats_run(struct ctx *c, int argc, char **argv)

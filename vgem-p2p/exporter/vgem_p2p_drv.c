@@ -128,6 +128,10 @@ static const struct drm_ioctl_desc vgem_p2p_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGEM_P2P_STATS, vgem_p2p_stats_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_MMAP_OFFSET, vgem_p2p_mmap_offset_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGEM_P2P_PEER, vgem_p2p_peer_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 /*

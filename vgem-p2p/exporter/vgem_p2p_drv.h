@@ -249,6 +249,10 @@ int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 			 struct drm_mode_create_dumb *args);
 int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
+int vgem_p2p_mmap_offset_ioctl(struct drm_device *dev, void *data,
+			       struct drm_file *file);
+int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file);
 int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file);
 void vgem_p2p_free_wq_flush(void);

@@ -126,6 +126,66 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 				  addr, size, dir);
 }
 
+/**
+ * vgem_p2p_peer_ioctl - DRM_IOCTL_VGEM_P2P_PEER: what would a peer get?
+ * @dev: the exporter
+ * @data: struct drm_vgem_p2p_peer
+ * @file: the caller
+ *
+ * The kernel's own answer, so that user space need not re-derive it from
+ * sysfs: device_test_p2p(), and the kind of address a mapping of VRAM
+ * for the peer gets now, from a real one-page mapping undone at once.
+ */
+int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
+	struct drm_vgem_p2p_peer *args = data;
+	enum vgem_p2p_map_kind kind = VGEM_P2P_MAP_SYSTEM;
+	struct pci_dev *peer;
+	dma_addr_t addr;
+	int ret, idx;
+
+	if (args->flags || args->bus > 0xff || args->devfn > 0xff)
+		return -EINVAL;
+	peer = pci_get_domain_bus_and_slot(args->domain, args->bus,
+					   args->devfn);
+	if (!peer)
+		return -ENODEV;
+	if (!drm_dev_enter(dev, &idx)) {
+		ret = -ENODEV;
+		goto out_put_peer;
+	}
+
+	args->reachable = device_test_p2p(&vdev->pdev->dev, &peer->dev);
+	args->path = VGEM_P2P_PEER_NONE;
+	ret = 0;
+	if (args->reachable) {
+		/* what vgem_p2p_map_locked() would get; no stats counted */
+		int type = pci_p2pdma_map_resource(&vdev->pdev->dev, &peer->dev,
+						   vdev->bar_phys, PAGE_SIZE,
+						   DMA_TO_DEVICE, &addr);
+
+		if (type == PCI_P2PDMA_MAP_BUS_ADDR)
+			kind = VGEM_P2P_MAP_BUS;
+		else if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE)
+			kind = VGEM_P2P_MAP_IOVA;
+		else if (type < 0)
+			ret = type;
+		if (kind != VGEM_P2P_MAP_SYSTEM)
+			vgem_p2p_unexport_bar(&peer->dev, kind, addr,
+					      PAGE_SIZE, DMA_TO_DEVICE);
+	}
+	if (kind == VGEM_P2P_MAP_BUS)
+		args->path = VGEM_P2P_PEER_BUS;
+	else if (kind == VGEM_P2P_MAP_IOVA)
+		args->path = VGEM_P2P_PEER_MAPPED;
+	drm_dev_exit(idx);
+out_put_peer:
+	pci_dev_put(peer);
+	return ret;
+}
+
 /*
  * The CPU keeps using the pages (mmap) while importers do, for as long as
  * the mapping lives: only the importer knows when its device reads or

@@ -286,6 +286,17 @@ int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
 				      args->flags, false, &args->handle);
 }
 
+/* MAP_DUMB for render nodes, which may not call it */
+int vgem_p2p_mmap_offset_ioctl(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct drm_vgem_p2p_mmap_offset *args = data;
+
+	if (args->flags)
+		return -EINVAL;
+	return drm_gem_dumb_map_offset(file, dev, args->handle, &args->offset);
+}
+
 int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file)
 {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,10 +46,32 @@ static bool is_vgem_p2p(int fd)
 }
 
 /*
- * Walks the DRM devices in drmGetDevices2() order and opens the primary
- * node of the @index-th vgem_p2p one. The primary node, not the render
- * node: DRM_IOCTL_MODE_MAP_DUMB is not allowed on render nodes in 6.1.
- * With @index -1, only counts. Returns an fd, a count, or -errno.
+ * Is the DRM node @node (a /dev/dri path) driven by vgem_p2p? Read from
+ * sysfs, so that no other driver's device is opened to find out: the
+ * node's device is bound to the PCI driver of the same name.
+ */
+static bool node_is_vgem_p2p(const char *node)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	const char *base = strrchr(node, '/');
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/class/drm/%s/device/driver",
+		 base ? base + 1 : node);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return !strcmp(base ? base + 1 : target, VP2P_DRIVER_NAME);
+}
+
+/*
+ * Walks the DRM devices in drmGetDevices2() order and opens the @index-th
+ * vgem_p2p one: its render node, which is all the library needs (objects,
+ * their mmap offsets, statistics), or its primary node on a kernel
+ * without render nodes. Devices of other drivers are never opened. With
+ * @index -1, only counts. Returns an fd, a count, or -errno.
  */
 static int exporter_walk(int index)
 {
@@ -61,22 +84,23 @@ static int exporter_walk(int index)
 		return index < 0 ? 0 : -ENODEV;
 
 	for (i = 0; i < n; i++) {
-		int fd;
+		int type = DRM_NODE_RENDER, fd;
 
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+		if (!(devs[i]->available_nodes & (1 << type)))
+			type = DRM_NODE_PRIMARY;
+		if (!(devs[i]->available_nodes & (1 << type)) ||
+		    !node_is_vgem_p2p(devs[i]->nodes[type]))
 			continue;
-		fd = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
-		if (fd < 0)
+		if (found++ != index)
 			continue;
-		if (!is_vgem_p2p(fd)) {
+		fd = open(devs[i]->nodes[type], O_RDWR | O_CLOEXEC);
+		ret = fd < 0 ? -errno : fd;
+		/* sysfs and the driver agree, or it is not ours after all */
+		if (fd >= 0 && !is_vgem_p2p(fd)) {
 			close(fd);
-			continue;
+			ret = -ENODEV;
 		}
-		if (found++ == index) {
-			ret = fd;
-			break;
-		}
-		close(fd);
+		break;
 	}
 	drmFreeDevices(devs, n);
 	return index < 0 ? found : ret;
@@ -154,7 +178,7 @@ int vp2p_bo_close(int fd, struct vp2p_bo *bo)
 
 int vp2p_bo_mmap(int fd, const struct vp2p_bo *bo, int prot, void **ptr)
 {
-	struct drm_mode_map_dumb m = { 0 };
+	struct drm_vgem_p2p_mmap_offset m = { 0 };
 	void *p;
 	int ret;
 
@@ -162,7 +186,8 @@ int vp2p_bo_mmap(int fd, const struct vp2p_bo *bo, int prot, void **ptr)
 	    (prot & ~(PROT_READ | PROT_WRITE)))
 		return -EINVAL;
 	m.handle = bo->handle;
-	ret = vp2p_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	/* not MODE_MAP_DUMB, which render nodes may not call */
+	ret = vp2p_ioctl(fd, DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &m);
 	if (ret)
 		return ret;
 	p = mmap(NULL, bo->size, prot, MAP_SHARED, fd, m.offset);
@@ -305,5 +330,28 @@ int vp2p_exporter_stats(int fd, struct drm_vgem_p2p_stats *stats)
 	if (ret)
 		return ret;
 	*stats = s;
+	return 0;
+}
+
+int vp2p_exporter_peer(int fd, const char *importer_pci,
+		       struct vp2p_peer *peer)
+{
+	struct drm_vgem_p2p_peer q = { 0 };
+	unsigned int domain, bus, dev, fn;
+	char end;
+	int ret;
+
+	if (!importer_pci || !peer ||
+	    sscanf(importer_pci, "%4x:%2x:%2x.%1x%c", &domain, &bus, &dev,
+		   &fn, &end) != 4 || dev > 31 || fn > 7)
+		return -EINVAL;
+	q.domain = domain;
+	q.bus = bus;
+	q.devfn = dev << 3 | fn;
+	ret = vp2p_ioctl(fd, DRM_IOCTL_VGEM_P2P_PEER, &q);
+	if (ret)
+		return ret;
+	peer->reachable = q.reachable;
+	peer->path = q.path;
 	return 0;
 }

@@ -52,8 +52,9 @@ const char *vp2p_version(void);
 /**
  * vp2p_exporter_count() - number of vgem_p2p DRM devices
  *
- * Found with drmGetDevices2() and drmGetVersion() by driver name, never by
- * a fixed minor: a machine with another GPU numbers its cards differently.
+ * Found with drmGetDevices2() and the driver each node's device is bound
+ * to in sysfs, never by a fixed minor (a machine with another GPU numbers
+ * its cards differently), and without opening other drivers' nodes.
  *
  * Return: the count (0 when the module is not loaded), or -errno.
  */
@@ -63,7 +64,8 @@ int vp2p_exporter_count(void);
  * vp2p_exporter_open() - open the @index-th vgem_p2p device
  * @index: 0 for the first, in drmGetDevices2() order (PCI bus order).
  *
- * Opens the primary node, O_RDWR | O_CLOEXEC. The caller closes it.
+ * Opens the render node (the primary node where there is none), O_RDWR |
+ * O_CLOEXEC: every call of this library works on it. The caller closes it.
  *
  * Return: the file descriptor, -EINVAL for a negative @index, -ENODEV
  * when there is no such device, or the -errno of open().
@@ -134,7 +136,8 @@ int vp2p_bo_close(int fd, struct vp2p_bo *bo);
  * @prot: PROT_READ and/or PROT_WRITE.
  * @ptr: receives the address of a MAP_SHARED mapping of @bo->size bytes.
  *
- * The offset comes from DRM_IOCTL_MODE_MAP_DUMB. The mapping is the
+ * The offset comes from DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, which render nodes
+ * may call (DRM_IOCTL_MODE_MAP_DUMB they may not). The mapping is the
  * special vma importers map p2p; unmap it with vp2p_bo_munmap(). For a
  * VGEM_P2P_CREATE_DEVICE_ONLY object the mapping exists but a CPU access
  * gets SIGBUS: register it with an importer instead.
@@ -434,14 +437,43 @@ int vp2p_pci_path(const char *pci, char *buf, size_t len);
  * @importer_pci: the importer's PCI address.
  * @pair: receives the verdict.
  *
- * This reads the same facts the kernel's pci_p2pdma_distance() reads, so
- * it predicts what vgem_p2p decides without asking it; the exporter's
- * counters (p2p_pages_bus, p2p_pages_iova, fallbacks) then confirm it.
+ * This reads the same facts the kernel's pci_p2pdma_distance() reads, to
+ * explain the verdict (the path, the distance, the bridge) without any
+ * device; the verdict itself is the kernel's: vp2p_exporter_peer(). It
+ * does not look at ACS redirection.
  *
  * Return: 0, -EINVAL for bad arguments, -ENOENT for an unknown device.
  */
 int vp2p_pair_check(const char *exporter_pci, const char *importer_pci,
 		    struct vp2p_pair *pair);
+
+/**
+ * struct vp2p_peer - the kernel's verdict on one importer, for one exporter
+ * @reachable: device_test_p2p(): the importer can reach the exporter's
+ *	memory peer-to-peer.
+ * @path: VGEM_P2P_PEER_*: what a peer-to-peer mapping of VRAM for the
+ *	importer gets now: bus addresses, a dma_map_resource() mapping
+ *	(IOVAs behind an IOMMU), or none (system memory, the fallback).
+ */
+struct vp2p_peer {
+	bool reachable;
+	uint32_t path;
+};
+
+/**
+ * vp2p_exporter_peer() - ask the exporter's driver about an importer
+ * @fd: an exporter, from vp2p_exporter_open().
+ * @importer_pci: the importer's PCI address, "DDDD:BB:DD.F".
+ * @peer: receives the verdict.
+ *
+ * The kernel's answer (DRM_IOCTL_VGEM_P2P_PEER), which the exporter acts
+ * on; vp2p_pair_check() explains it from sysfs.
+ *
+ * Return: 0, -EINVAL for bad arguments, -ENODEV for no such PCI device,
+ * or another -errno from the ioctl.
+ */
+int vp2p_exporter_peer(int fd, const char *importer_pci,
+		       struct vp2p_peer *peer);
 
 /**
  * vp2p_path_name() - a short name for @path: "switch", "host-bridge", ...

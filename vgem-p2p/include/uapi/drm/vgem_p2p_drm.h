@@ -42,6 +42,8 @@ extern "C" {
 #define DRM_VGEM_P2P_OBJ_INFO		0x5
 #define DRM_VGEM_P2P_MIGRATE		0x6
 #define DRM_VGEM_P2P_STATS		0x7
+#define DRM_VGEM_P2P_MMAP_OFFSET	0x8
+#define DRM_VGEM_P2P_PEER		0x9
 
 #ifndef DRM_IOCTL_VGEM_FENCE_ATTACH
 #define DRM_IOCTL_VGEM_FENCE_ATTACH \
@@ -59,6 +61,10 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_MIGRATE, struct drm_vgem_p2p_migrate)
 #define DRM_IOCTL_VGEM_P2P_STATS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_STATS, struct drm_vgem_p2p_stats)
+#define DRM_IOCTL_VGEM_P2P_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_MMAP_OFFSET, struct drm_vgem_p2p_mmap_offset)
+#define DRM_IOCTL_VGEM_P2P_PEER \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_P2P_PEER, struct drm_vgem_p2p_peer)
 
 #ifndef _UAPI_VGEM_DRM_H_
 /**
@@ -122,6 +128,59 @@ struct drm_vgem_p2p_create {
 	__u64 size;
 	__u32 flags;
 	__u32 handle;
+};
+
+/**
+ * struct drm_vgem_p2p_mmap_offset - DRM_IOCTL_VGEM_P2P_MMAP_OFFSET
+ * @handle: in: the object.
+ * @flags: in: must be zero (-EINVAL).
+ * @offset: out: the fake offset to pass to mmap() on this file.
+ *
+ * DRM_IOCTL_MODE_MAP_DUMB for render nodes, which may not call it (as
+ * panfrost's MMAP_BO and v3d's MMAP_BO). A bad handle: -ENOENT; an
+ * object imported from another driver's dma-buf: -EINVAL (map the
+ * dma-buf instead).
+ */
+struct drm_vgem_p2p_mmap_offset {
+	__u32 handle;
+	__u32 flags;
+	__u64 offset;
+};
+
+/* drm_vgem_p2p_peer.path */
+/** @VGEM_P2P_PEER_NONE: not peer-to-peer: importers get system memory */
+#define VGEM_P2P_PEER_NONE		0
+/** @VGEM_P2P_PEER_BUS: PCI bus addresses, routed by a switch */
+#define VGEM_P2P_PEER_BUS		1
+/** @VGEM_P2P_PEER_MAPPED: dma_map_resource(), through the host bridge
+ * (an IOVA behind an IOMMU) */
+#define VGEM_P2P_PEER_MAPPED		2
+
+/**
+ * struct drm_vgem_p2p_peer - DRM_IOCTL_VGEM_P2P_PEER, the kernel's verdict
+ * on a peer
+ * @domain: in: the peer's PCI domain.
+ * @bus: in: its bus number, 0 to 255 (else -EINVAL).
+ * @devfn: in: its device and function, as PCI_DEVFN(), 0 to 255.
+ * @flags: in: must be zero (-EINVAL).
+ * @reachable: out: 1 if device_test_p2p() says the peer can reach this
+ *	device's memory peer-to-peer, else 0.
+ * @path: out: VGEM_P2P_PEER_*: what a peer-to-peer mapping of VRAM for
+ *	the peer gets now, found by mapping one page for it
+ *	(pci_p2pdma_map_resource()) and unmapping it. VGEM_P2P_PEER_NONE
+ *	where the peer cannot reach VRAM (not reachable, or a bus address
+ *	beyond its DMA mask): its mappings are served from system memory.
+ *
+ * No such PCI device: -ENODEV. The answer is a snapshot: the device's
+ * DMA mask or IOMMU domain may change when its driver binds.
+ */
+struct drm_vgem_p2p_peer {
+	__u32 domain;
+	__u32 bus;
+	__u32 devfn;
+	__u32 flags;
+	__u32 reachable;
+	__u32 path;
 };
 
 /* drm_vgem_p2p_move.target */
