@@ -7,7 +7,10 @@
  * evict.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
@@ -413,6 +416,91 @@ static void unbind_live(void)
 	igt_assert(ttm_p2p_find_bochs() >= 0);
 }
 
+/* The two drivers of the pair, and where the suite runner loads them from */
+enum { TTM_P2P_BOCHS, TTM_P2P_EDU, TTM_P2P_NR_MODS };
+
+static const char *const ttm_p2p_mod_name[] = { "bochs", "edu_nic" };
+
+static int ttm_p2p_mod_unload(int m)
+{
+	if (syscall(SYS_delete_module, ttm_p2p_mod_name[m], O_NONBLOCK))
+		return -errno;
+	return 0;
+}
+
+static int ttm_p2p_mod_load(int m)
+{
+	static const char *const env[] = { "VP2P_KOBJ", "VP2P_MODULES" };
+	static const char *const rel[] = {
+		"drivers/gpu/drm/tiny/bochs.ko",
+		"vgem-p2p/importer/edu_nic.ko",
+	};
+	/* as qemu/guest/run-suite loads them */
+	static const char *const params[] = { "", "dma_bits=64" };
+	char path[512];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", getenv(env[m]), rel[m]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params[m], 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A child scans a buffer out (so it is in VRAM), registers it with edu_nic
+ * and DMAs from it until it is killed; then both drivers unload and load
+ * again, in every order. Nothing may stay mapped, leak or splat.
+ */
+static void unload_every_order(void)
+{
+	int order;
+
+	igt_require_f(getenv("VP2P_KOBJ") && getenv("VP2P_MODULES"),
+		      "VP2P_KOBJ and VP2P_MODULES name the modules' trees\n");
+	igt_require(ttm_p2p_topology_p2p());
+	for (order = 0; order < 4; order++) {
+		int first_out = order & 1 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
+		int first_in = order & 2 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
+		int status, minor;
+		pid_t pid;
+
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int fd = ttm_p2p_open(&minor), nic = edu_open();
+			struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
+			char buf[EDU_PAGE];
+			uint32_t key;
+
+			ttm_p2p_scan_out(fd, &bo, 1024, 768);
+			key = edu_reg(nic, bo.map, bo.size, RW,
+				      EDU_NIC_REG_MR_PREFETCH);
+			for (;;)
+				edu_dma_err(nic, key, EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0,
+					    sizeof(buf), buf);
+		}
+		usleep(500 * 1000);
+		kill(pid, SIGKILL);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFSIGNALED(status));
+
+		igt_info("order %d: unload %s first, load %s first\n", order,
+			 ttm_p2p_mod_name[first_out],
+			 ttm_p2p_mod_name[first_in]);
+		igt_assert_eq(ttm_p2p_mod_unload(first_out), 0);
+		igt_assert_eq(ttm_p2p_mod_unload(!first_out), 0);
+		igt_assert_eq(ttm_p2p_mod_load(first_in), 0);
+		igt_assert_eq(ttm_p2p_mod_load(!first_in), 0);
+	}
+	/* and the pair still works */
+	vram_read_write();
+}
+
 igt_main
 {
 	igt_describe("edu DMA reads and writes a bochs dumb buffer in system memory (where bochs creates them) through the pages TTM maps for it.");
@@ -430,4 +518,8 @@ igt_main
 	igt_describe("Unbinding bochs under a live registration invalidates it; the next DMA fails cleanly; bochs binds again.");
 	igt_subtest("unbind-live")
 		unbind_live();
+
+	igt_describe("A process DMAing from a registered bochs scanout buffer is killed; bochs and edu_nic then unload and load again in every order, and the pair still works.");
+	igt_subtest("unload-every-order")
+		unload_every_order();
 }
