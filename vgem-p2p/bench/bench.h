@@ -113,6 +113,7 @@ struct bench_fit {
  * @quiet: no progress on stderr.
  * @efd: the vgem_p2p device.
  * @ifd: the edu_nic device.
+ * @bfd: the bochs card (the TTM exporter), -1 where there is none.
  * @vinfo: the exporter's counters at start (VRAM sizes).
  * @rows: the results, in order.
  * @fits: linear fits of the map benchmark.
@@ -130,6 +131,7 @@ struct bench {
 
 	int efd;
 	int ifd;
+	int bfd;
 	struct drm_vgem_p2p_stats vinfo;
 
 	struct bench_row rows[BENCH_MAX_ROWS];
@@ -177,6 +179,26 @@ void *bench_anon(uint64_t size);
 void bench_touch(void *p, uint64_t size, uint8_t seed);
 int bench_register(struct bench *b, void *p, uint64_t size, uint32_t flags,
 		   uint32_t *key, unsigned int *busy);
+
+/* bench_ttm.c: bochs dumb buffers, the TTM exporter's memory */
+struct bench_ttm_buf {
+	uint32_t handle;
+	uint32_t fb;
+	uint32_t crtc;		/* non-zero while scanned out */
+	uint32_t width;
+	uint32_t lines;
+	uint32_t pitch;
+	uint64_t size;
+	void *map;
+};
+
+int bench_ttm_open(struct bench *b);
+uint64_t bench_ttm_max(void);
+int bench_ttm_get(struct bench *b, uint64_t size, bool vram,
+		  struct bench_ttm_buf *t);
+int bench_ttm_scan_out(struct bench *b, struct bench_ttm_buf *t);
+int bench_ttm_off(struct bench *b, struct bench_ttm_buf *t);
+void bench_ttm_put(struct bench *b, struct bench_ttm_buf *t);
 
 /* report.c: table, CSV, JSON */
 void bench_report_table(const struct bench *b);

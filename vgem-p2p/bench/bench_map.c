@@ -7,7 +7,10 @@
  *  - devmem: anonymous memory migrated to vgem-p2p's device-private
  *            pages, mapped p2p by their owner without migrating back;
  *  - anon:   ordinary anonymous memory, the path upstream already has
- *            (one dma_map_page() per page): the baseline.
+ *            (one dma_map_page() per page): the baseline;
+ *  - ttm-vram, ttm-sys: a bochs dumb buffer, through TTM's p2p_map (the
+ *            generic path every TTM driver gets), scanned out so pinned
+ *            in VRAM, or in the system memory bochs creates it in.
  * The cases alternate within each repetition, so that a slow spell of the
  * emulator hits all three alike.
  */
@@ -18,10 +21,10 @@
 
 #include "bench.h"
 
-enum map_case { MC_ANON, MC_VRAM, MC_DEVMEM, NR_MC };
+enum map_case { MC_ANON, MC_VRAM, MC_DEVMEM, MC_TTM_VRAM, MC_TTM_SYS, NR_MC };
 
 static const char *const map_case_names[NR_MC] = {
-	"anon", "vram", "devmem",
+	"anon", "vram", "devmem", "ttm-vram", "ttm-sys",
 };
 
 /* One prefetched registration, timed, with its counters. */
@@ -55,6 +58,7 @@ struct map_bufs {
 	void *p[NR_MC];
 	struct vp2p_bo bo;
 	bool has_bo;
+	struct bench_ttm_buf ttm[2];	/* ttm-vram, ttm-sys */
 };
 
 static void map_bufs_free(struct bench *b, struct map_bufs *m,
@@ -68,6 +72,8 @@ static void map_bufs_free(struct bench *b, struct map_bufs *m,
 		munmap(m->p[MC_ANON], size);
 	if (m->p[MC_DEVMEM])
 		munmap(m->p[MC_DEVMEM], size);
+	bench_ttm_put(b, &m->ttm[0]);
+	bench_ttm_put(b, &m->ttm[1]);
 }
 
 /* Set up the memory of every case that fits at @size; NULL: skipped. */
@@ -110,6 +116,20 @@ static int map_bufs_get(struct bench *b, struct map_bufs *m, uint64_t size)
 		} else if (ret) {
 			return bench_fail(ret, "migration to device memory");
 		}
+	}
+
+	/* Only the first @size bytes are registered: a scanout is 3 MiB+ */
+	if (b->bfd >= 0 && size <= bench_ttm_max()) {
+		ret = bench_ttm_get(b, size, true, &m->ttm[0]);
+		if (ret)
+			return bench_fail(ret, "bochs scanout buffer of %llu bytes",
+					  (unsigned long long)size);
+		m->p[MC_TTM_VRAM] = m->ttm[0].map;
+		ret = bench_ttm_get(b, size, false, &m->ttm[1]);
+		if (ret)
+			return bench_fail(ret, "bochs dumb buffer of %llu bytes",
+					  (unsigned long long)size);
+		m->p[MC_TTM_SYS] = m->ttm[1].map;
 	}
 	return 0;
 }
@@ -193,6 +213,9 @@ int bench_map(struct bench *b)
 		bench_note(b, "map: vram and devmem capped at %llu and %llu MiB (the exporter's VRAM and device-private memory)",
 			   (unsigned long long)(b->vinfo.vram_size / MiB),
 			   (unsigned long long)(b->vinfo.devmem_size / MiB));
+	if (b->bfd >= 0 && b->map_max > bench_ttm_max())
+		bench_note(b, "map: ttm-vram and ttm-sys capped at %llu MiB (bochs' VRAM)",
+			   (unsigned long long)(bench_ttm_max() / MiB));
 	for (size = BENCH_PAGE; size <= b->map_max; size *= 4) {
 		bench_progress(b, "map: %llu KiB",
 			       (unsigned long long)(size >> 10));

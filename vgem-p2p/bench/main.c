@@ -277,6 +277,9 @@ static int open_devices(struct bench *b)
 	b->ifd = vp2p_importer_open(0);
 	if (b->ifd < 0)
 		return bench_fail(b->ifd, "/dev/edu_nic0 (module loaded?)");
+	/* Optional: the TTM cases run where there is a bochs-display */
+	if (bench_ttm_open(b))
+		bench_note(b, "no bochs card: the TTM exporter's cases are skipped");
 	ret = vp2p_exporter_stats(b->efd, &b->vinfo);
 	if (ret)
 		return bench_fail(ret, "exporter stats");
@@ -295,6 +298,7 @@ int main(int argc, char **argv)
 		.which = (1u << NR_BENCHES) - 1,
 		.efd = -1,
 		.ifd = -1,
+		.bfd = -1,
 	};
 	const char *outdir = NULL;
 	uint64_t t0 = bench_now_ns();
@@ -320,6 +324,8 @@ int main(int argc, char **argv)
 	bench_report_table(&b);
 	if (outdir && bench_report_files(&b, outdir))
 		return 1;
+	if (b.bfd >= 0)
+		close(b.bfd);
 	close(b.ifd);
 	close(b.efd);
 	return 0;
