@@ -292,6 +292,30 @@ igt_main
 		}
 	}
 
+	igt_describe("A dma-buf mmap pins the exporter module while it exists, as any mmap of its memory does; once it and the fds are gone, the module unloads and loads again.");
+	igt_subtest("unload-after-dmabuf-mmap") {
+		int vfd = vgem_p2p_open();
+		uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+		int dmabuf;
+		char *d;
+
+		igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR,
+						 &dmabuf), 0);
+		d = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf,
+			 0);
+		igt_assert(d != MAP_FAILED);
+		fill_pattern(d, SIZE, 9);
+		gem_close(vfd, h);
+		close(dmabuf);
+		close(vfd);
+		/* only the mapping is left, and it holds the module */
+		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+		igt_assert(check_pattern(d, SIZE, 9));
+		munmap(d, SIZE);
+		igt_assert_eq(mod_unload(EXPORTER), 0);
+		igt_assert_eq(mod_load(EXPORTER), 0);
+	}
+
 	igt_describe("An importer's p2p mapping of device-private pages pins the exporter module; once released, unloading the exporter migrates the pages back to RAM with their data.");
 	igt_subtest("unload-exporter-with-devmem-pages") {
 		int vfd = vgem_p2p_open(), efd = edu_open();

@@ -5,6 +5,8 @@
  */
 #include <sys/ioctl.h>
 
+#include <linux/dma-buf.h>
+
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("vgem uAPI and ioctl argument checks on vgem_p2p");
@@ -143,6 +145,75 @@ igt_main
 		igt_assert(check_pattern(p, 8192, 3));
 		munmap(p, 8192);
 		close(fd2);
+	}
+
+	igt_describe("mmap() of an exported dma-buf, as on vgem, for a VRAM and a system object: it shows and takes what the object's own mmap does, and DMA_BUF_IOCTL_SYNC brackets CPU access.");
+	igt_subtest("dmabuf-mmap") {
+		static const uint32_t flags[] = { 0, VGEM_P2P_CREATE_SYSTEM };
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(flags); i++) {
+			uint32_t h = vgem_p2p_create(fd, 8192, flags[i]);
+			char *p = vgem_p2p_mmap(fd, h, 8192,
+						PROT_READ | PROT_WRITE);
+			struct dma_buf_sync sync = {
+				.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW,
+			};
+			int dmabuf;
+			char *d;
+
+			fill_pattern(p, 8192, 30 + i);
+			igt_assert_eq(drmPrimeHandleToFD(fd, h,
+							 DRM_CLOEXEC | DRM_RDWR,
+							 &dmabuf), 0);
+			d = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 dmabuf, 0);
+			igt_assert(d != MAP_FAILED);
+			do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+			igt_assert(check_pattern(d, 8192, 30 + i));
+			fill_pattern(d, 4096, 40 + i);
+			sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+			do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+			igt_assert(check_pattern(p, 4096, 40 + i));
+			sync.flags = ~0ull;
+			do_ioctl_err(dmabuf, DMA_BUF_IOCTL_SYNC, &sync, EINVAL);
+			munmap(d, 8192);
+			close(dmabuf);
+			munmap(p, 8192);
+			gem_close(fd, h);
+		}
+	}
+
+	igt_describe("A move revokes a dma-buf mmap as any other CPU mapping: after moves within VRAM and to system memory, whose old VRAM is poisoned, the dma-buf mapping reads and writes the object where it went.");
+	igt_subtest("dmabuf-mmap-move") {
+		uint32_t h = vgem_p2p_create(fd, 8192, 0);
+		char *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+		int dmabuf;
+		char *d;
+
+		fill_pattern(p, 8192, 50);
+		igt_assert_eq(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC | DRM_RDWR,
+						 &dmabuf), 0);
+		d = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 dmabuf, 0);
+		igt_assert(d != MAP_FAILED);
+		igt_assert(check_pattern(d, 8192, 50));	/* faulted in */
+
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+		igt_assert_f(check_pattern(d, 8192, 50),
+			     "the dma-buf mmap still maps the old VRAM\n");
+		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+		igt_assert_eq(vgem_p2p_info(fd, h).placement,
+			      VGEM_P2P_PLACEMENT_SYSTEM);
+		/* (a CPU fault may bring it back to VRAM: another move) */
+		igt_assert(check_pattern(d, 8192, 50));
+		fill_pattern(d, 8192, 51);
+		igt_assert(check_pattern(p, 8192, 51));
+
+		munmap(d, 8192);
+		close(dmabuf);
+		munmap(p, 8192);
+		gem_close(fd, h);
 	}
 
 	igt_subtest("fence-basic") {

@@ -189,6 +189,8 @@ static const struct drm_driver vgem_p2p_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = vgem_p2p_gem_prime_import,
+	/* mmap of an exported dma-buf, as vgem: moves zap it with the rest */
+	.gem_prime_mmap = drm_gem_prime_mmap,
 	.debugfs_init = vgem_p2p_debugfs_init,
 
 	.name = DRIVER_NAME,

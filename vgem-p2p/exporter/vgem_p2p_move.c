@@ -34,6 +34,10 @@ void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
 	lockdep_assert_held(&vdev->lock);
 	dma_resv_assert_held(bo->base.resv);
 
+	/*
+	 * Mmaps of the object's dma-buf too: drm_gem_dmabuf_export() gives
+	 * the dma-buf file the device's address space.
+	 */
 	drm_vma_node_unmap(&bo->base.vma_node, vdev->drm.anon_inode->i_mapping);
 	atomic64_inc(&vdev->stats.invalidations);
 	trace_vgem_p2p_invalidate(bo, READ_ONCE(bo->nr_maps));
