@@ -109,13 +109,6 @@ static inline uint32_t vgem_p2p_create(int fd, uint64_t size, uint32_t flags)
 	return handle;
 }
 
-static inline void gem_close(int fd, uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	do_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
 static inline void *vgem_p2p_mmap(int fd, uint32_t handle, uint64_t size,
 				  int prot)
 {

@@ -6,6 +6,7 @@
 #define IOCTL_WRAPPERS_H
 
 #include <errno.h>
+#include <stdint.h>
 
 #include "igt_core.h"
 
@@ -27,5 +28,8 @@ extern int (*igt_ioctl)(int fd, unsigned long request, void *arg);
 	igt_assert_eq(errno, err); \
 	errno = 0; \
 } while (0)
+
+/* IGT's gem_close(): closes @handle on @fd, asserting success. */
+void gem_close(int fd, uint32_t handle);
 
 #endif /* IOCTL_WRAPPERS_H */
