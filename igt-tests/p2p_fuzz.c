@@ -55,7 +55,7 @@ IGT_TEST_DESCRIPTION("Seeded ioctl fuzzing of vgem_p2p and edu_nic: every errno 
 enum fz_op {
 	OP_CREATE, OP_DUMB_CREATE, OP_MAP_DUMB, OP_GEM_CLOSE, OP_PRIME_EXPORT,
 	OP_PRIME_IMPORT, OP_OBJ_INFO, OP_MOVE, OP_MIGRATE, OP_STATS,
-	OP_FENCE_ATTACH, OP_FENCE_SIGNAL, OP_DRM_BAD,
+	OP_FENCE_ATTACH, OP_FENCE_SIGNAL, OP_MMAP_OFFSET, OP_PEER, OP_DRM_BAD,
 	OP_MMAP, OP_MUNMAP, OP_TOUCH, OP_CLOSE_DMABUF,
 	OP_REG_MR, OP_DEREG_MR, OP_DMA, OP_MR_STATS, OP_DEV_STATS, OP_DMA_RAW,
 	OP_EDU_BAD,
@@ -88,6 +88,8 @@ static struct fz_stat {
 	[OP_STATS] = { "VGEM_P2P_STATS", ERRS(EINVAL, EFAULT) },
 	[OP_FENCE_ATTACH] = { "VGEM_FENCE_ATTACH", ERRS(EINVAL, ENOENT, EBUSY, ENOMEM, EFAULT) },
 	[OP_FENCE_SIGNAL] = { "VGEM_FENCE_SIGNAL", ERRS(EINVAL, ENOENT, ETIMEDOUT, EFAULT) },
+	[OP_MMAP_OFFSET] = { "VGEM_P2P_MMAP_OFFSET", ERRS(EINVAL, ENOENT, EFAULT) },
+	[OP_PEER] = { "VGEM_P2P_PEER", ERRS(EINVAL, ENODEV, EIO, EFAULT) },
 	[OP_DRM_BAD] = { "drm unknown nr", ERRS(EINVAL) },
 	[OP_MMAP] = { "mmap(object)", ERRS(EINVAL, EACCES, ENOMEM) },
 	[OP_MUNMAP] = { "munmap(object)", ERRS(0) },
@@ -111,6 +113,7 @@ static const unsigned int weights[3][NR_OPS] = {
 		[OP_GEM_CLOSE] = 8, [OP_PRIME_EXPORT] = 4, [OP_PRIME_IMPORT] = 4,
 		[OP_OBJ_INFO] = 8, [OP_MOVE] = 10, [OP_MIGRATE] = 6,
 		[OP_STATS] = 3, [OP_FENCE_ATTACH] = 4, [OP_FENCE_SIGNAL] = 4,
+		[OP_MMAP_OFFSET] = 3, [OP_PEER] = 2,
 		[OP_DRM_BAD] = 1, [OP_MMAP] = 4, [OP_MUNMAP] = 2, [OP_TOUCH] = 5,
 		[OP_CLOSE_DMABUF] = 2,
 	},
@@ -126,6 +129,7 @@ static const unsigned int weights[3][NR_OPS] = {
 		[OP_GEM_CLOSE] = 4, [OP_PRIME_EXPORT] = 2, [OP_PRIME_IMPORT] = 2,
 		[OP_OBJ_INFO] = 4, [OP_MOVE] = 8, [OP_MIGRATE] = 4,
 		[OP_STATS] = 2, [OP_FENCE_ATTACH] = 2, [OP_FENCE_SIGNAL] = 2,
+		[OP_MMAP_OFFSET] = 2, [OP_PEER] = 1,
 		[OP_DRM_BAD] = 1, [OP_MMAP] = 4, [OP_MUNMAP] = 2, [OP_TOUCH] = 4,
 		[OP_CLOSE_DMABUF] = 1,
 		[OP_REG_MR] = 8, [OP_DEREG_MR] = 4, [OP_DMA] = 14,
@@ -694,11 +698,43 @@ static void op_fence_signal(struct fz_thread *t)
 	fz_ioctl(t, OP_FENCE_SIGNAL, p->vfd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s);
 }
 
+static void op_mmap_offset(struct fz_thread *t)
+{
+	struct drm_vgem_p2p_mmap_offset o = {};
+	uint64_t size;
+	uint32_t flags;
+
+	o.handle = gen_handle(t, &size, &flags);
+	o.flags = gen_pad(t);
+	o.offset = rnd(t);	/* out only: any value must be ignored */
+	fz_ioctl(t, OP_MMAP_OFFSET, t->pool->vfd,
+		 DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &o);
+}
+
+/* Mostly the guest's own low buses, where devices exist; else anything */
+static void op_peer(struct fz_thread *t)
+{
+	struct drm_vgem_p2p_peer q = {};
+
+	if (one_in(t, 4)) {
+		q.domain = (uint32_t)rnd(t);
+		q.bus = (uint32_t)rnd(t);
+		q.devfn = (uint32_t)rnd(t);
+	} else {
+		q.bus = below(t, 8);
+		q.devfn = below(t, 256);
+	}
+	q.flags = gen_pad(t);
+	q.reachable = (uint32_t)rnd(t);
+	q.path = (uint32_t)rnd(t);
+	fz_ioctl(t, OP_PEER, t->pool->vfd, DRM_IOCTL_VGEM_P2P_PEER, &q);
+}
+
 /* A driver ioctl number vgem_p2p does not have */
 static void op_drm_bad(struct fz_thread *t)
 {
 	uint64_t arg[16] = {};
-	unsigned int first = DRM_COMMAND_BASE + DRM_VGEM_P2P_STATS + 1;
+	unsigned int first = DRM_COMMAND_BASE + DRM_VGEM_P2P_PEER + 1;
 	unsigned int nr = first + below(t, DRM_COMMAND_END - first);
 
 	fz_ioctl(t, OP_DRM_BAD, t->pool->vfd, DRM_IOWR(nr, arg), arg);
@@ -1029,7 +1065,9 @@ static void (*const op_fns[NR_OPS])(struct fz_thread *t) = {
 	[OP_PRIME_IMPORT] = op_prime_import, [OP_OBJ_INFO] = op_obj_info,
 	[OP_MOVE] = op_move, [OP_MIGRATE] = op_migrate, [OP_STATS] = op_stats,
 	[OP_FENCE_ATTACH] = op_fence_attach,
-	[OP_FENCE_SIGNAL] = op_fence_signal, [OP_DRM_BAD] = op_drm_bad,
+	[OP_FENCE_SIGNAL] = op_fence_signal,
+	[OP_MMAP_OFFSET] = op_mmap_offset, [OP_PEER] = op_peer,
+	[OP_DRM_BAD] = op_drm_bad,
 	[OP_MMAP] = op_mmap, [OP_MUNMAP] = op_munmap, [OP_TOUCH] = op_touch,
 	[OP_CLOSE_DMABUF] = op_close_dmabuf,
 	[OP_REG_MR] = op_reg_mr, [OP_DEREG_MR] = op_dereg_mr, [OP_DMA] = op_dma,

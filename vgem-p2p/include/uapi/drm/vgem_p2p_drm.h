@@ -171,7 +171,8 @@ struct drm_vgem_p2p_mmap_offset {
  *	where the peer cannot reach VRAM (not reachable, or a bus address
  *	beyond its DMA mask): its mappings are served from system memory.
  *
- * No such PCI device: -ENODEV. The answer is a snapshot: the device's
+ * No such PCI device: -ENODEV; the one-page IOMMU mapping failed: -EIO.
+ * The answer is a snapshot: the device's
  * DMA mask or IOMMU domain may change when its driver binds.
  */
 struct drm_vgem_p2p_peer {
