@@ -19,8 +19,8 @@
 
 #define MiB (1ull << 20)
 
-/* Opens the @index-th vgem_p2p device's primary node, or -1. */
-static inline int vgem_p2p_open_nth(int index)
+/* Opens node @type (DRM_NODE_*) of the @index-th vgem_p2p device, or -1. */
+static inline int vgem_p2p_open_node(int type, int index)
 {
 	drmDevicePtr devs[64];
 	int i, n, fd = -1;
@@ -30,9 +30,9 @@ static inline int vgem_p2p_open_nth(int index)
 		drmVersionPtr v;
 		int f;
 
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+		if (!(devs[i]->available_nodes & (1 << type)))
 			continue;
-		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+		f = open(devs[i]->nodes[type], O_RDWR | O_CLOEXEC);
 		if (f < 0)
 			continue;
 		v = drmGetVersion(f);
@@ -48,33 +48,16 @@ static inline int vgem_p2p_open_nth(int index)
 	return fd;
 }
 
+/* Opens the @index-th vgem_p2p device's primary node, or -1. */
+static inline int vgem_p2p_open_nth(int index)
+{
+	return vgem_p2p_open_node(DRM_NODE_PRIMARY, index);
+}
+
 /* Opens the first vgem_p2p device's render node, or -1. */
 static inline int vgem_p2p_open_render(void)
 {
-	drmDevicePtr devs[64];
-	int i, n, fd = -1;
-
-	n = drmGetDevices2(0, devs, 64);
-	for (i = 0; i < n && fd < 0; i++) {
-		drmVersionPtr v;
-		int f;
-
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
-			continue;
-		f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		v = drmGetVersion(f);
-		if (v && !strcmp(v->name, "vgem_p2p"))
-			fd = f;
-		else
-			close(f);
-		if (v)
-			drmFreeVersion(v);
-	}
-	if (n > 0)
-		drmFreeDevices(devs, n);
-	return fd;
+	return vgem_p2p_open_node(DRM_NODE_RENDER, 0);
 }
 
 static inline int __vgem_p2p_peer(int fd, struct drm_vgem_p2p_peer *q)
