@@ -9,9 +9,10 @@
 # banner are normalised first. Prints a PASS/FAIL line per check; exits
 # non-zero if any check failed.
 #
-# libigt writes "[IGT] ..." records to /dev/kmsg. On the host as root
-# that would be the host's kernel log: the binary then runs as nobody,
-# who may not write there.
+# A libigt test that runs (not --list-subtests) writes "[IGT] ..."
+# records to /dev/kmsg, writes /proc/sys/kernel/ftrace_dump_on_oops and
+# unbinds fbcon: on the host as root that would be the host's kernel.
+# The binary then runs as nobody, who may do none of it.
 
 BIN=${1:?usage: check.sh BINARY}
 AS=
