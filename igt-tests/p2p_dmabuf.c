@@ -256,6 +256,38 @@ igt_main
 		obj_free(vfd, &o);
 	}
 
+	igt_describe("Two registrations of one dma-buf in system memory, each with its own attachment: DMA in both modes through each.");
+	igt_subtest("shared-system") {
+		struct obj o = obj_new(vfd, 16 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
+				       12);
+		uint32_t key[2];
+		char buf[EDU_PAGE];
+		int k;
+
+		key[0] = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+		key[1] = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments,
+			      2);
+		for (k = 0; k < 2; k++) {
+			check_read(fd, key[k], EDU_NIC_MODE_DEVICE, o.ref, 0,
+				   o.size);
+			check_read(fd, key[k], EDU_NIC_MODE_BULK, o.ref, 0,
+				   o.size);
+		}
+		edu_fill(buf, sizeof(buf), 13);
+		edu_dma(fd, key[0], EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+			17 * EDU_PAGE, EDU_PAGE, buf);
+		memcpy(o.ref + 17 * EDU_PAGE, buf, EDU_PAGE);
+		check_read(fd, key[1], EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+		igt_assert_eq_u64(edu_csum(o.map, o.size),
+				  edu_csum(o.ref, o.size));
+		igt_assert_eq_u64(edu_mr_stats(fd, key[1]).stats.pages_system,
+				  16);
+		for (k = 0; k < 2; k++)
+			igt_assert_eq(edu_dereg_err(fd, key[k]), 0);
+		obj_free(vfd, &o);
+	}
+
 	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works.");
 	igt_subtest("read-only-object") {
 		struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,

@@ -249,6 +249,62 @@ static void system_read_write(void)
 }
 
 /*
+ * Several registrations over one buffer in system memory, as an RDMA
+ * user registering a buffer twice, or two processes sharing it: TTM maps
+ * the same pages for each, and each syncs the page it DMAs, in both DMA
+ * modes. One registration starts mid-way, so the pages it is given are
+ * not aligned with the others'. With DMA-API debugging, a sync must find
+ * the one mapping it belongs to among the others of the same pages.
+ */
+static void system_shared(void)
+{
+	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
+	struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 1024);	/* 4 MiB */
+	uint64_t mid = 5 * EDU_PAGE;
+	uint32_t seed = getpid() << 8, key[3];
+	unsigned long pages[] = { 0, 1, 15, 16, 17, 100, 1023 };
+	char buf[EDU_PAGE];
+	unsigned int i, k;
+
+	ttm_p2p_fill(bo.map, bo.size, seed);
+	key[0] = edu_reg(nic, bo.map, bo.size, RW, EDU_NIC_REG_MR_PREFETCH);
+	key[1] = edu_reg(nic, bo.map, bo.size, EDU_NIC_ACCESS_READ,
+			 EDU_NIC_REG_MR_PREFETCH);
+	key[2] = edu_reg(nic, bo.map + mid, bo.size - mid, RW,
+			 EDU_NIC_REG_MR_PREFETCH);
+	for (k = 0; k < 3; k++)
+		igt_assert(edu_mr_stats(nic, key[k]).state &
+			   EDU_NIC_MR_MIRRORED);
+
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		uint64_t off = pages[i] * EDU_PAGE;
+
+		ttm_p2p_check_read(nic, key[0], bo.map, off);
+		ttm_p2p_check_read(nic, key[1], bo.map, off);
+		if (off >= mid)
+			ttm_p2p_check_read(nic, key[2], bo.map + mid,
+					   off - mid);
+		edu_dma(nic, key[1], EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK,
+			off, EDU_PAGE, buf);
+		igt_assert(!memcmp(buf, bo.map + off, EDU_PAGE));
+	}
+	/* writes through both writable registrations, one page each */
+	ttm_p2p_check_write(nic, key[0], bo.map, seed + 1, 16);
+	ttm_p2p_check_write(nic, key[2], bo.map + mid, seed + 2, 100 - 5);
+	ttm_p2p_check_read(nic, key[1], bo.map, 16 * EDU_PAGE);
+	ttm_p2p_check_read(nic, key[1], bo.map, 100 * EDU_PAGE);
+
+	/* nothing moved: each registration was mirrored once */
+	for (k = 0; k < 3; k++) {
+		igt_assert_eq_u64(edu_mr_stats(nic, key[k]).stats.faults, 1);
+		igt_assert_eq(edu_dereg_err(nic, key[k]), 0);
+	}
+	ttm_p2p_dumb_free(fd, &bo);
+	close(nic);
+	close(fd);
+}
+
+/*
  * A scanout buffer, pinned in VRAM: edu reads and writes it in the BAR,
  * peer-to-peer (bus addresses behind the switch, IOVAs under the
  * vIOMMU), or is refused where the PCI core says it cannot reach it.
@@ -365,6 +421,55 @@ static void evict_revokes(void)
 	for (i = 0; i <= n; i++)
 		ttm_p2p_dumb_free(fd, &other[i]);
 	ttm_p2p_dumb_free(fd, &victim);
+	close(nic);
+	close(fd);
+}
+
+/*
+ * The same after an eviction, as a driver's own eviction populates the
+ * system pages: two registrations of a scanout buffer, mapped in the
+ * BAR, then evicted by a scanout as large as the VRAM, and each
+ * re-mirrored by its next DMA in system memory.
+ */
+static void evicted_shared(void)
+{
+	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
+	struct ttm_p2p_bo bo, evictor;
+	struct ttm_p2p_scanout so;
+	uint32_t seed = getpid() << 8, key[2];
+	char buf[EDU_PAGE];
+	unsigned int k;
+
+	igt_require(ttm_p2p_topology_p2p());
+	bo = ttm_p2p_dumb(fd, 1024, 1024);	/* 4 MiB */
+	ttm_p2p_fill(bo.map, bo.size, seed);
+	so = ttm_p2p_scan_out(fd, &bo, 1024, 768);
+	for (k = 0; k < 2; k++)
+		key[k] = edu_reg(nic, bo.map, bo.size, EDU_NIC_ACCESS_READ,
+				 EDU_NIC_REG_MR_PREFETCH);
+	ttm_p2p_scan_out_off(fd, &so);
+
+	evictor = ttm_p2p_dumb(fd, 2048, 8192);	/* 64 MiB: all of it */
+	so = ttm_p2p_scan_out(fd, &evictor, 2048, 8192);
+	for (k = 0; k < 2; k++)
+		igt_assert_eq(edu_mr_stats(nic, key[k]).state &
+			      EDU_NIC_MR_MIRRORED, 0);
+	igt_assert(!ttm_p2p_in_vram(minor, seed, 0));
+
+	for (k = 0; k < 2; k++) {
+		edu_dma(nic, key[k], EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK,
+			0, EDU_PAGE, buf);
+		igt_assert(!memcmp(buf, bo.map, EDU_PAGE));
+		ttm_p2p_check_read(nic, key[k], bo.map, 17 * EDU_PAGE);
+		ttm_p2p_check_read(nic, key[k], bo.map, bo.size - EDU_PAGE);
+		igt_assert_eq_u64(edu_mr_stats(nic, key[k]).stats.remaps, 1);
+	}
+
+	ttm_p2p_scan_out_off(fd, &so);
+	for (k = 0; k < 2; k++)
+		igt_assert_eq(edu_dereg_err(nic, key[k]), 0);
+	ttm_p2p_dumb_free(fd, &evictor);
+	ttm_p2p_dumb_free(fd, &bo);
 	close(nic);
 	close(fd);
 }
@@ -507,6 +612,10 @@ igt_main
 	igt_subtest("system-read-write")
 		system_read_write();
 
+	igt_describe("Three registrations of one buffer in system memory, one starting mid-way: DMA in both modes through each, reads and writes.");
+	igt_subtest("system-shared")
+		system_shared();
+
 	igt_describe("edu DMA reads and writes a scanout buffer, pinned in VRAM, peer-to-peer; refused where the PCI core says edu cannot reach it.");
 	igt_subtest("vram-read-write")
 		vram_read_write();
@@ -514,6 +623,10 @@ igt_main
 	igt_describe("TTM evicting a registered VRAM buffer to make room for scanouts invalidates the importer, which re-faults and reads the same data from system memory.");
 	igt_subtest("evict-revokes")
 		evict_revokes();
+
+	igt_describe("Two registrations of a scanout buffer, evicted by a VRAM-sized scanout: each re-mirrors the system pages TTM's eviction populated, DMA in both modes.");
+	igt_subtest("evicted-shared")
+		evicted_shared();
 
 	igt_describe("Unbinding bochs under a live registration invalidates it; the next DMA fails cleanly; bochs binds again.");
 	igt_subtest("unbind-live")
