@@ -3,7 +3,9 @@
 # config, and the build. Sourced after common.sh.
 
 KTARBALL=${KTARBALL:-/usr/src/linux-source-6.1.tar.xz}
-KFRAGMENT=$VP2P_TOP/qemu/kernel.config
+# Config fragments, merged in order onto tinyconfig: a later fragment
+# overrides an earlier one (the bench kernel adds kernel-bench.config).
+KFRAGMENTS=${KFRAGMENTS:-$VP2P_TOP/qemu/kernel.config}
 
 # The series is identified by its content, not by mtimes: a fresh clone
 # has new mtimes but the same series, and must not re-apply it.
@@ -83,7 +85,18 @@ kernel_prepare_tree()
 	fi
 }
 
-# Every option in the fragment must survive olddefconfig: a silently
+# The fragments as one: for each option, the line of the last fragment
+# that names it.
+_effective_fragment()
+{
+	cat $KFRAGMENTS | awk '
+		/^CONFIG_[A-Za-z0-9_]*=/ { n = $0; sub(/=.*/, "", n) }
+		/^# CONFIG_[A-Za-z0-9_]* is not set/ { n = $2 }
+		n != "" { if (!(n in line)) order[++k] = n; line[n] = $0; n = "" }
+		END { for (i = 1; i <= k; i++) print line[order[i]] }'
+}
+
+# Every option in the fragments must survive olddefconfig: a silently
 # dropped option (unmet dependency) would make tests skip for no reason.
 _check_config()
 {
@@ -102,15 +115,16 @@ _check_config()
 		esac
 		echo "config: '$line' did not stick (check its dependencies)"
 		missing=1
-	done <"$KFRAGMENT"
+	done < <(_effective_fragment)
 	return $missing
 }
 
 _configure()
 {
 	kmake tinyconfig &&
+	_effective_fragment >"$KOBJ/vp2p.fragment" &&
 	"$KSRC"/scripts/kconfig/merge_config.sh -m -O "$KOBJ" \
-		"$KOBJ/.config" "$KFRAGMENT" &&
+		"$KOBJ/.config" "$KOBJ/vp2p.fragment" &&
 	kmake olddefconfig &&
 	_check_config
 }
@@ -119,10 +133,11 @@ kernel_configure()
 {
 	local want
 
-	want=$(cat "$KFRAGMENT" "$KSRC/.git/vp2p-series" | sha256sum | cut -c1-16)
+	want=$(cat $KFRAGMENTS "$KSRC/.git/vp2p-series" | sha256sum | cut -c1-16)
 	[ "$(cat "$KOBJ/.vp2p-config" 2>/dev/null)" = "$want" ] && return 0
 	mkdir -p "$KOBJ"
-	step "$LOGDIR/config.log" "configure (tinyconfig + qemu/kernel.config)" \
+	step "$LOGDIR/config.log" "configure (tinyconfig + $(cd "$VP2P_TOP" &&
+		echo ${KFRAGMENTS//$VP2P_TOP\//}))" \
 		_configure || exit 1
 	echo "$want" >"$KOBJ/.vp2p-config"
 }

@@ -41,7 +41,7 @@ with tempfile.TemporaryDirectory() as d:
     check(all(k in doc for k in ('tool', 'version', 'machine', 'config')),
           'top-level keys')
     check(all(k in doc['machine'] for k in
-              ('kernel', 'cpus', 'cpu_model', 'product', 'mem_total',
-               'vram_bytes', 'devmem_bytes')), 'machine keys')
+              ('kernel', 'kernel_debug', 'cpus', 'cpu_model', 'product',
+               'mem_total', 'vram_bytes', 'devmem_bytes')), 'machine keys')
 
 sys.exit(1 if failed else 0)

@@ -17,6 +17,8 @@
 
 #include "bench.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 const char *const bench_names[NR_BENCHES] = {
 	[BENCH_MAP] = "map",
 	[BENCH_STREAM] = "stream",
@@ -220,13 +222,44 @@ static void table_bench(const struct bench *b, enum bench_id id)
 	}
 }
 
+/*
+ * The kernel's debugging facilities that tax the measured paths, as the
+ * files they create tell: every figure is read against them. A kernel
+ * with none of them is reported as "production".
+ */
+static const struct {
+	const char *name;
+	const char *path;
+} kernel_debug[] = {
+	{ "dma-api-debug", "/sys/kernel/debug/dma-api" },
+	{ "kmemleak", "/sys/kernel/debug/kmemleak" },
+	{ "lockdep", "/proc/lockdep" },
+	{ "fault-injection", "/sys/kernel/debug/fail_page_alloc" },
+};
+
+static void kernel_debug_list(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(kernel_debug); i++)
+		if (!access(kernel_debug[i].path, F_OK))
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      kernel_debug[i].name);
+	if (!n)
+		snprintf(buf, len, "production");
+}
+
 void bench_report_table(const struct bench *b)
 {
+	char debug[128];
 	unsigned int i;
 	int id;
 
+	kernel_debug_list(debug, sizeof(debug));
 	printf("vgem-p2p-bench: median of %u repetitions; ratios are to a baseline measured in the same run\n",
 	       b->reps);
+	printf("kernel: %s\n", debug);
 	for (id = 0; id < NR_BENCHES; id++)
 		if (b->which & (1u << id))
 			table_bench(b, id);
@@ -340,7 +373,7 @@ static void add(struct json_object *obj, const char *key,
 
 static struct json_object *json_machine(const struct bench *b)
 {
-	char model[256], product[256], mem[256];
+	char model[256], product[256], mem[256], debug[128];
 	struct json_object *m = json_object_new_object();
 	struct utsname u;
 
@@ -350,6 +383,8 @@ static struct json_object *json_machine(const struct bench *b)
 		   sizeof(product));
 	read_field("/proc/meminfo", "MemTotal", mem, sizeof(mem));
 	add(m, "kernel", json_object_new_string(u.release));
+	kernel_debug_list(debug, sizeof(debug));
+	add(m, "kernel_debug", json_object_new_string(debug));
 	add(m, "cpus", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
 	add(m, "cpu_model", json_object_new_string(model));
 	add(m, "product", json_object_new_string(product));
