@@ -276,8 +276,8 @@ igt_main
 		}
 		edu_fill(buf, sizeof(buf), 13);
 		edu_dma(fd, key[0], EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			17 * EDU_PAGE, EDU_PAGE, buf);
-		memcpy(o.ref + 17 * EDU_PAGE, buf, EDU_PAGE);
+			7 * EDU_PAGE, EDU_PAGE, buf);
+		memcpy(o.ref + 7 * EDU_PAGE, buf, EDU_PAGE);
 		check_read(fd, key[1], EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 		igt_assert_eq_u64(edu_csum(o.map, o.size),
 				  edu_csum(o.ref, o.size));

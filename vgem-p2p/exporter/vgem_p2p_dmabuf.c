@@ -169,15 +169,43 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 	return 0;
 }
 
-/* Move the object to system memory and map its pages for @dev */
+/* Undo the first @n page mappings of a system sg table */
+static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
+					struct sg_table *sgt, unsigned int n,
+					enum dma_data_direction dir)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (i == n)
+			break;
+		dma_unmap_page_attrs(dev, sg_dma_address(sg), PAGE_SIZE, dir,
+				     DMA_ATTR_SKIP_CPU_SYNC);
+		put_page(sg_page(sg));
+	}
+}
+
+/*
+ * Move the object to system memory and map its pages for @dev, one
+ * dma_map_page() per page and one segment per page, as the vma fallback
+ * (vgem_p2p_export.c) and TTM map system pages for importers. The CPU
+ * keeps using the pages (mmap) while devices do, so the importer syncs
+ * the page each DMA touches, and a sync at unmap would copy a stale
+ * bounce buffer over the CPU's writes (see VGEM_P2P_SYSTEM_MAP_ATTRS).
+ * A page-sized sync is one the DMA API allows only on a single mapping:
+ * dma_map_sgtable() would merge contiguous pages into segments, whose
+ * partial syncs DMA-API debugging cannot attribute once two importers
+ * map the same pages, and reports as memory never mapped.
+ */
 static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 				      struct device *dev,
 				      enum dma_data_direction dir,
 				      struct vgem_p2p_dmabuf_sgt *s)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	struct sg_page_iter piter;
-	unsigned int max_segment;
+	struct scatterlist *sg;
+	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
@@ -190,35 +218,33 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 
 	s->kind = VGEM_P2P_MAP_SYSTEM;
 	s->size = bo->base.size;
-	/*
-	 * No segment longer than the importer takes, nor than one mapping
-	 * can be (swiotlb's 256 KiB), as drm_prime_pages_to_sg() does.
-	 */
-	max_segment = min_t(size_t, vgem_p2p_dmabuf_max_seg(dev),
-			    dma_max_mapping_size(dev));
-	ret = sg_alloc_table_from_pages_segment(&s->sgt, bo->pages,
-						vgem_p2p_npages(bo), 0,
-						s->size, max_segment,
-						GFP_KERNEL);
+	ret = sg_alloc_table(&s->sgt, vgem_p2p_npages(bo), GFP_KERNEL);
 	if (ret)
 		return ret;
-	/*
-	 * The CPU keeps using the pages (mmap) while devices do: the
-	 * importer syncs around each DMA, as for the vma fallback (see
-	 * VGEM_P2P_SYSTEM_MAP_ATTRS in vgem_p2p_export.c), and a sync at
-	 * unmap would copy a stale bounce buffer over the CPU's writes.
-	 */
-	ret = dma_map_sgtable(dev, &s->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
-	if (ret) {
-		sg_free_table(&s->sgt);
-		return ret;
+	for_each_sgtable_sg(&s->sgt, sg, i) {
+		struct page *page = bo->pages[i];
+		dma_addr_t addr;
+
+		addr = dma_map_page_attrs(dev, page, 0, PAGE_SIZE, dir,
+					  DMA_ATTR_SKIP_CPU_SYNC);
+		if (dma_mapping_error(dev, addr)) {
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+		sg_set_page(sg, page, PAGE_SIZE, 0);
+		sg_dma_address(sg) = addr;
+		sg_dma_len(sg) = PAGE_SIZE;
+		/* An importer may still use them after a move freed ours */
+		get_page(page);
 	}
-	/* An importer may still use them after a move freed ours */
-	for_each_sgtable_page(&s->sgt, &piter, 0)
-		get_page(sg_page_iter_page(&piter));
 	atomic_inc(&bo->dmabuf_system_maps);
 	atomic64_inc(&vdev->stats.dmabuf_maps_system);
 	return 0;
+
+err_unmap:
+	vgem_p2p_dmabuf_unmap_pages(dev, &s->sgt, i, dir);
+	sg_free_table(&s->sgt);
+	return ret;
 }
 
 static struct sg_table *
@@ -276,13 +302,10 @@ static void vgem_p2p_dmabuf_unmap(struct dma_buf_attachment *attach,
 	struct vgem_p2p_dmabuf_sgt *s =
 		container_of(sgt, struct vgem_p2p_dmabuf_sgt, sgt);
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
-	struct sg_page_iter piter;
 
 	if (s->kind == VGEM_P2P_MAP_SYSTEM) {
-		dma_unmap_sgtable(attach->dev, sgt, dir,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-		for_each_sgtable_page(sgt, &piter, 0)
-			put_page(sg_page_iter_page(&piter));
+		vgem_p2p_dmabuf_unmap_pages(attach->dev, sgt, sgt->orig_nents,
+					    dir);
 		atomic_dec(&bo->dmabuf_system_maps);
 	} else {
 		vgem_p2p_unexport_bar(attach->dev, s->kind,
