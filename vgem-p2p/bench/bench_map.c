@@ -15,6 +15,7 @@
  * emulator hits all three alike.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -173,15 +174,22 @@ out_free:
 	return ret;
 }
 
-/* Time against pages, per case: a straight line means linear cost. */
+/*
+ * Time against pages, per case: a straight line means linear cost. The
+ * largest size dominates a least-squares fit over sizes growing by 4x,
+ * so R^2 alone hides a cost per page that changes with size: the spread
+ * is the largest median cost per page over the smallest, over the sizes
+ * of 1 MiB and up (where a registration's fixed cost no longer
+ * dominates).
+ */
 static void map_fits(struct bench *b)
 {
-	double x[BENCH_MAX_ROWS], y[BENCH_MAX_ROWS];
+	double x[BENCH_MAX_ROWS], y[BENCH_MAX_ROWS], pp[BENCH_MAX_ROWS];
 	struct bench_fit *fit;
-	unsigned int c, i, n;
+	unsigned int c, i, n, np;
 
 	for (c = 0; c < NR_MC && b->nfits < BENCH_MAX_FITS; c++) {
-		n = 0;
+		n = np = 0;
 		for (i = 0; i < b->nrows; i++) {
 			const struct bench_row *row = &b->rows[i];
 
@@ -190,6 +198,8 @@ static void map_fits(struct bench *b)
 				continue;
 			x[n] = row->size / BENCH_PAGE;
 			y[n] = row->median_ns;
+			if (row->size >= MiB && row->median_ns > 0)
+				pp[np++] = y[n] / x[n];
 			n++;
 		}
 		if (n < 2)
@@ -198,7 +208,11 @@ static void map_fits(struct bench *b)
 		fit->bench = BENCH_MAP;
 		snprintf(fit->name, sizeof(fit->name), "%s",
 			 map_case_names[c]);
+		fit->per = "page";
 		bench_fit_line(x, y, n, fit);
+		fit->spread_n = np;
+		fit->spread = np >= 2 ? bench_max(pp, np) / bench_min(pp, np) :
+			      NAN;
 	}
 }
 
