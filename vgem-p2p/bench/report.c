@@ -2,8 +2,8 @@
 /*
  * The results three ways: a table per benchmark on stdout, and in DIR
  * bench.csv (one row per case and size), bench-fits.csv (the map and
- * revocation benchmarks' linear fits) and bench.json (all of it plus the machine,
- * written by json-c).
+ * revocation benchmarks' linear fits) and bench.json (all of it plus the
+ * machine, written by json-c).
  * All three come from the same rows, so they cannot disagree.
  */
 #include <errno.h>
