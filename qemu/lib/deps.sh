@@ -4,9 +4,12 @@
 VP2P_PACKAGES="linux-source-6.1 qemu-system-x86 libdrm-dev meson ninja-build
 ccache gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio kmod pciutils
 python3 rsync xz-utils git pkg-config libjson-c-dev libtracefs-dev
-libtraceevent-dev"
+libtraceevent-dev intel-gpu-tools"
 # libtraceevent-dev: libtracefs.pc requires libtraceevent, but Debian 12's
 # libtracefs-dev does not depend on it.
+# intel-gpu-tools: libigt.so.0 (igt-gpu-tools 1.27.1), the IGT library the
+# tests in igt-tests/ link against; it installs no headers, so
+# igt-tests/lib declares the part of its API the tests use.
 
 deps_install()
 {

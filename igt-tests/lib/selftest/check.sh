@@ -1,12 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# check.sh BINARY: run igt_selftest with various arguments and compare its
-# exact output and exit codes with what real IGT would produce. Timings,
-# pids, build paths and the version/seed banner are normalised first.
-# Prints a PASS/FAIL line per check; exits non-zero if any check failed.
+# check.sh BINARY: run igt_selftest, linked against libigt.so.0 through
+# our declarations, with various arguments, and compare its exact output
+# and exit codes with what the harness (qemu/guest/igt-results) relies
+# on: the macros must drive libigt's control flow as IGT's own headers
+# do. Timings, pids, build paths, stack traces and the version/seed
+# banner are normalised first. Prints a PASS/FAIL line per check; exits
+# non-zero if any check failed.
+#
+# A libigt test that runs (not --list-subtests) writes "[IGT] ..."
+# records to /dev/kmsg, writes /proc/sys/kernel/ftrace_dump_on_oops and
+# unbinds fbcon: on the host as root that would be the host's kernel.
+# The binary then runs as nobody, who may do none of it.
 
 BIN=${1:?usage: check.sh BINARY}
+AS=
+[ "$(id -u)" = 0 ] && AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
 prog=$(basename "$BIN")
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -16,11 +26,12 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 
 normalise() {
-	sed -E -e '/^(IGT-Version: |Using IGT_SRANDOM=)/d' \
+	sed -E -e '/^(IGT-Version: |Using IGT_SRANDOM=|Last errno: )/d' \
+		-e '/^(Stack trace:|  #[0-9]+ )/d' \
+		-e 's/__igt_unique____real_main[0-9]+/__real_mainN/' \
 		-e 's/ \([0-9]+\.[0-9]{3}s\)$/ (T)/' \
 		-e "s/^\\($prog:[0-9]+\\)/(PROG:PID)/" \
 		-e "s/^Test $prog failed\\.\$/Test PROG failed./" \
-		-e 's/__real_main[0-9]+/__real_mainN/' \
 		-e 's/file [^ ]*\/([^/ ]+):[0-9]+:$/file \1:L:/'
 }
 
@@ -28,7 +39,7 @@ normalise() {
 run() {
 	name=$1 want=$2
 	shift 2
-	"$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+	$AS "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" -eq "$want" ]; then
 		pass "$name: exit $want"
@@ -160,48 +171,14 @@ EOF
 
 run run-unknown 79 --run-subtest nosuch
 expect err <<'EOF'
-(PROG:PID) CRITICAL: Unknown subtest: nosuch
+(PROG:PID) igt_core-CRITICAL: Unknown subtest: nosuch
 EOF
 
 # A failing fixture fails the binary even if only other subtests run.
 SELFTEST_GROUP_FAIL=1 run group-fixture-fail 98 --run-subtest pass
 grep_in out '^Subtest pass: SUCCESS '
 
-# The hook path deliberately needs shell quoting.
-hookdir="$tmp/it's a hook"
-mkdir "$hookdir"
-cat >"$hookdir/hook" <<EOF
-#!/bin/sh
-echo "\$*" >>"$tmp/hook.log"
-[ "\$1" != pass ]
-EOF
-chmod +x "$hookdir/hook"
-
-IGT_SUBTEST_HOOK="$hookdir/hook" run hook-fail 98 --run-subtest pass,skip
-expect out <<'EOF'
-fixture ran
-Starting subtest: pass
-Subtest pass: FAIL (T)
-Starting subtest: skip
-Test requirement not met in function __real_mainN, file igt_selftest.c:L:
-Test requirement: 0
-not today
-Subtest skip: SKIP (T)
-Test requirement not met in function __real_mainN, file igt_selftest.c:L:
-Test requirement: getenv("SELFTEST_NEVER_SET")
-EOF
-grep_in err "${crit}Subtest pass: \\(hook reported failure\\)"
-if [ "$(cat "$tmp/hook.log")" = "$(printf 'pass\nskip')" ]; then
-	pass "hook-fail: hook called once per subtest with its name"
-else
-	fail "hook-fail: hook log is '$(cat "$tmp/hook.log")'"
-fi
-
-IGT_SUBTEST_HOOK="$hookdir/hook" run hook-ok 0 --run-subtest ioctl
-grep_in out '^Subtest ioctl: SUCCESS '
-
-rm -f "$tmp/hook.log"
-SELFTEST_SKIP_ALL=1 IGT_SUBTEST_HOOK="$hookdir/hook" run fixture-skip 77
+SELFTEST_SKIP_ALL=1 run fixture-skip 77
 {
 	echo 'fixture ran'
 	echo 'Test requirement not met in function __real_mainN,' \
@@ -210,11 +187,6 @@ SELFTEST_SKIP_ALL=1 IGT_SUBTEST_HOOK="$hookdir/hook" run fixture-skip 77
 	echo 'skip all'
 	printf 'Subtest %s: SKIP (T)\n' $subtests
 } | expect out
-if [ ! -e "$tmp/hook.log" ]; then
-	pass "fixture-skip: hook not run for subtests that did not run"
-else
-	fail "fixture-skip: hook ran"
-fi
 
 SELFTEST_FAIL_ALL=1 run fixture-fail 98
 {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Self-test of the IGT subset, driven by check.sh. Environment knobs
- * let one binary cover every fixture path:
+ * Self-test of our declarations of libigt's API (igt-tests/lib), driven
+ * by check.sh: every macro the tests use, run on the real libigt.so.0.
+ * Environment knobs let one binary cover every fixture path:
  *   SELFTEST_SKIP_ALL   - the first fixture skips: all subtests SKIP
  *   SELFTEST_FAIL_ALL   - the first fixture asserts: all subtests FAIL
  *   SELFTEST_GROUP_FAIL - the fixture of the second group asserts
@@ -10,7 +11,7 @@
 
 #include "igt.h"
 
-IGT_TEST_DESCRIPTION("Self-test of the IGT subset library.");
+IGT_TEST_DESCRIPTION("Self-test of the declarations of libigt's API.");
 
 /* Out of line so that the assertion message has a stable function name. */
 static void fail_eq(int v)
