@@ -17,6 +17,7 @@
 
 #define BENCH_PAGE	4096ull
 #define MiB		(1ull << 20)
+#define BENCH_MAX_REPS	99
 
 enum bench_id {
 	BENCH_MAP,
@@ -60,6 +61,13 @@ extern const char *const bench_names[NR_BENCHES];
  * @mib_s: throughput in MiB/s, 0 where meaningless.
  * @ratio: @median_ns over the baseline row's, 0 if none.
  * @ratio_to: the baseline's @name.
+ * @paired: median over the repetitions of this row's time divided by the
+ *	baseline's time in the same repetition (measured beside it); NaN
+ *	where nothing paired, 0 without a baseline.
+ * @paired_q1: first quartile of those per-repetition ratios.
+ * @paired_q3: third quartile; @paired_q3 - @paired_q1 is their
+ *	interquartile range.
+ * @rep_ns: the time of every repetition, in the order they ran.
  * @move_ns: revocation only: median time of the whole move.
  * @cnt: counter deltas of one repetition (the median one), see above.
  */
@@ -75,30 +83,45 @@ struct bench_row {
 	double mib_s;
 	double ratio;
 	char ratio_to[24];
+	double paired;
+	double paired_q1;
+	double paired_q3;
 	double move_ns;
 	int64_t cnt[NR_COUNTERS];
+	double rep_ns[BENCH_MAX_REPS];
 };
 
 /**
- * struct bench_fit - least-squares line through a case's times
+ * struct bench_fit - least-squares line through a case's median times
  * @bench: enum bench_id.
  * @name: the case.
+ * @size: revoke: the object size the line is for; 0: all sizes.
+ * @per: what x counts: "page" (map: time against pages) or
+ *	"registration" (revoke: latency against registrations).
  * @n: points.
- * @slope_ns: ns per page.
- * @intercept_ns: ns at zero pages (fixed cost).
+ * @slope_ns: ns per @per.
+ * @intercept_ns: ns at x = 0 (fixed cost).
  * @r2: coefficient of determination; 1 is a perfect line.
+ * @spread: map: the largest median cost per page over the smallest, over
+ *	the sizes of 1 MiB and up (1 is the same cost per page at every
+ *	such size); NaN where fewer than two sizes qualify or for revoke.
+ * @spread_n: the sizes @spread is over.
  */
 struct bench_fit {
 	enum bench_id bench;
 	char name[24];
+	uint64_t size;
+	const char *per;
 	unsigned int n;
 	double slope_ns;
 	double intercept_ns;
 	double r2;
+	double spread;
+	unsigned int spread_n;
 };
 
 #define BENCH_MAX_ROWS	256
-#define BENCH_MAX_FITS	16
+#define BENCH_MAX_FITS	32
 #define BENCH_MAX_NOTES	16
 
 /**
@@ -116,7 +139,7 @@ struct bench_fit {
  * @bfd: the bochs card (the TTM exporter), -1 where there is none.
  * @vinfo: the exporter's counters at start (VRAM sizes).
  * @rows: the results, in order.
- * @fits: linear fits of the map benchmark.
+ * @fits: linear fits of the map and revocation benchmarks.
  * @notes: caps and caveats met during the run, for every output.
  */
 struct bench {
@@ -147,6 +170,9 @@ uint64_t bench_now_ns(void);
 double bench_median(const double *v, unsigned int n);
 double bench_min(const double *v, unsigned int n);
 double bench_max(const double *v, unsigned int n);
+double bench_quantile(const double *v, unsigned int n, double q);
+unsigned int bench_paired(const double *ns, const double *base,
+			  unsigned int n, double *med, double *q1, double *q3);
 unsigned int bench_median_index(const double *v, unsigned int n);
 void bench_fit_line(const double *x, const double *y, unsigned int n,
 		    struct bench_fit *fit);

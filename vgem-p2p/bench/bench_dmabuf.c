@@ -135,15 +135,24 @@ static int db_size(struct db_obj *o, bool traced)
 		for (c = DB_VMA_MAP; c <= DB_DMABUF_MAP && !ret; c++)
 			ret = db_map(o, c == DB_DMABUF_MAP, &ns[c][r],
 				     cnt[c][r]);
-	for (c = 0; c < 2 && !ret; c++) {
-		key = 0;
-		ret = db_register(o, c, &key);
-		for (r = 0; r < b->reps && !ret; r++)
-			ret = db_revoke(o, c, traced, key,
-					&ns[DB_VMA_REVOKE + c][r], &move[c][r],
-					cnt[DB_VMA_REVOKE + c][r]);
-		if (key)
-			vp2p_mr_deregister(b->ifd, key);
+	/*
+	 * The two kinds alternate within each repetition, one live
+	 * registration at a time (a vma registration beside a dma-buf one
+	 * would be revoked in the same move, before it), so that the ratio
+	 * pairs moves made side by side.
+	 */
+	for (r = 0; r < b->reps && !ret; r++) {
+		for (c = 0; c < 2 && !ret; c++) {
+			key = 0;
+			ret = db_register(o, c, &key);
+			if (!ret)
+				ret = db_revoke(o, c, traced, key,
+						&ns[DB_VMA_REVOKE + c][r],
+						&move[c][r],
+						cnt[DB_VMA_REVOKE + c][r]);
+			if (key)
+				vp2p_mr_deregister(b->ifd, key);
+		}
 	}
 	if (ret)
 		return bench_fail(ret, "dmabuf: %llu MiB",

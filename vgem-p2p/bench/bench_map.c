@@ -15,6 +15,7 @@
  * emulator hits all three alike.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -173,15 +174,22 @@ out_free:
 	return ret;
 }
 
-/* Time against pages, per case: a straight line means linear cost. */
+/*
+ * Time against pages, per case: a straight line means linear cost. The
+ * largest size dominates a least-squares fit over sizes growing by 4x,
+ * so R^2 alone hides a cost per page that changes with size: the spread
+ * is the largest median cost per page over the smallest, over the sizes
+ * of 1 MiB and up (where a registration's fixed cost no longer
+ * dominates).
+ */
 static void map_fits(struct bench *b)
 {
-	double x[BENCH_MAX_ROWS], y[BENCH_MAX_ROWS];
+	double x[BENCH_MAX_ROWS], y[BENCH_MAX_ROWS], pp[BENCH_MAX_ROWS];
 	struct bench_fit *fit;
-	unsigned int c, i, n;
+	unsigned int c, i, n, np;
 
 	for (c = 0; c < NR_MC && b->nfits < BENCH_MAX_FITS; c++) {
-		n = 0;
+		n = np = 0;
 		for (i = 0; i < b->nrows; i++) {
 			const struct bench_row *row = &b->rows[i];
 
@@ -190,6 +198,8 @@ static void map_fits(struct bench *b)
 				continue;
 			x[n] = row->size / BENCH_PAGE;
 			y[n] = row->median_ns;
+			if (row->size >= MiB && row->median_ns > 0)
+				pp[np++] = y[n] / x[n];
 			n++;
 		}
 		if (n < 2)
@@ -198,25 +208,52 @@ static void map_fits(struct bench *b)
 		fit->bench = BENCH_MAP;
 		snprintf(fit->name, sizeof(fit->name), "%s",
 			 map_case_names[c]);
+		fit->per = "page";
 		bench_fit_line(x, y, n, fit);
+		fit->spread_n = np;
+		fit->spread = np >= 2 ? bench_max(pp, np) / bench_min(pp, np) :
+			      NAN;
 	}
+}
+
+/* Powers of 4, then @top itself if it falls between two of them. */
+static uint64_t map_next(uint64_t size, uint64_t top)
+{
+	if (size < top && size * 4 > top)
+		return top;
+	return size * 4;
 }
 
 int bench_map(struct bench *b)
 {
 	uint64_t cap = b->vinfo.vram_size < b->vinfo.devmem_size ?
 		       b->vinfo.vram_size : b->vinfo.devmem_size;
-	uint64_t size;
+	uint64_t size, top = b->map_max;
 	int ret;
 
-	if (b->map_max > cap)
+	/*
+	 * A size VRAM cannot hold measures anon alone, which says nothing:
+	 * stop at the largest power of two VRAM holds instead (with a
+	 * 256 MiB BAR, 128 MiB of its 192 MiB of VRAM), as an extra point
+	 * if it is not a power of 4.
+	 */
+	if (top > b->vinfo.vram_size && b->vinfo.vram_size >= BENCH_PAGE) {
+		top = BENCH_PAGE;
+		while (top * 2 <= b->vinfo.vram_size)
+			top *= 2;
+		bench_note(b, "map: up to %llu MiB, not %llu: the largest power of two the exporter's %llu MiB of VRAM holds",
+			   (unsigned long long)(top / MiB),
+			   (unsigned long long)(b->map_max / MiB),
+			   (unsigned long long)(b->vinfo.vram_size / MiB));
+	}
+	if (top > cap)
 		bench_note(b, "map: vram and devmem capped at %llu and %llu MiB (the exporter's VRAM and device-private memory)",
 			   (unsigned long long)(b->vinfo.vram_size / MiB),
 			   (unsigned long long)(b->vinfo.devmem_size / MiB));
-	if (b->bfd >= 0 && b->map_max > bench_ttm_max())
+	if (b->bfd >= 0 && top > bench_ttm_max())
 		bench_note(b, "map: ttm-vram and ttm-sys capped at %llu MiB (bochs' VRAM)",
 			   (unsigned long long)(bench_ttm_max() / MiB));
-	for (size = BENCH_PAGE; size <= b->map_max; size *= 4) {
+	for (size = BENCH_PAGE; size <= top; size = map_next(size, top)) {
 		bench_progress(b, "map: %llu KiB",
 			       (unsigned long long)(size >> 10));
 		ret = map_size(b, size);

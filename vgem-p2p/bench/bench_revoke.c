@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Revocation: a forced move (DRM_IOCTL_VGEM_P2P_MOVE) of a VRAM object
- * that 1, 2, 4, ... registrations mirror in full. The move first zaps the
- * object's CPU mappings; every importer's notifier then p2p_unmap()s its
- * mapping; then the copy. Reported:
+ * that 1, 2, 4, ... registrations mirror in full; each repetition goes
+ * through every number of registrations in a shuffled order. The move
+ * first zaps the object's CPU mappings; every importer's notifier then
+ * p2p_unmap()s its mapping; then the copy. Reported:
  *  - latency: from the ioctl's start to the last vgem_p2p_unmap event
  *    (kernel timestamp, tracefs), i.e. until no importer can reach the
  *    old location; the ratio is to one registration of the same size;
+ *    per size, a line through latency against registrations (the fixed
+ *    cost, the cost per registration, R^2);
  *  - MiB/s: the object's size over the whole move, the rate at which
  *    compaction moves memory with the importers' mappings to revoke.
  * Between repetitions every registration is mirrored again (a one-byte
@@ -15,8 +18,10 @@
  * revoke_ttm_once()).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "bench.h"
@@ -97,46 +102,112 @@ static int revoke_once(struct revoke_obj *o, bool traced, double *lat,
 	return 0;
 }
 
-static int revoke_point(struct revoke_obj *o, unsigned int nregs,
-			bool traced)
+/* The registration counts each size is measured at: 1, 2, 4, ... */
+#define REVOKE_MAX_COUNTS	8
+
+static unsigned int revoke_counts(const struct bench *b, unsigned int *counts)
 {
-	struct bench *b = o->b;
-	double lat[b->reps], move[b->reps];
-	int64_t cnt[b->reps][NR_COUNTERS];
-	struct bench_row *row;
-	unsigned int r;
-	int ret = 0;
+	unsigned int n = 0, k;
 
-	while (o->nkeys < nregs && !ret) {
-		ret = vp2p_mr_register(b->ifd, o->p, o->size,
-				       EDU_NIC_ACCESS_READ,
-				       EDU_NIC_REG_MR_PREFETCH,
-				       &o->keys[o->nkeys]);
-		if (!ret)
-			o->nkeys++;
+	for (k = 1; k <= b->max_regs && n < REVOKE_MAX_COUNTS; k *= 2)
+		counts[n++] = k;
+	return n;
+}
+
+/*
+ * Repetition @r's order of the counts: shuffled, so that neither a drift
+ * of the emulator over the run nor what the previous point left behind
+ * lines up with the number of registrations; a fixed seed per
+ * repetition, so that runs repeat.
+ */
+static void revoke_order(unsigned int *order, unsigned int n, unsigned int r)
+{
+	unsigned int seed = 0x9e3779b9u * (r + 1), i, j, t;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n; i > 1; i--) {
+		j = rand_r(&seed) % i;
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
 	}
-	for (r = 0; r < b->reps && !ret; r++)
-		ret = revoke_once(o, traced, &lat[r], &move[r], cnt[r]);
-	if (ret)
-		return bench_fail(ret, "revoke: %u registrations, %llu MiB",
-				  nregs, (unsigned long long)(o->size / MiB));
+}
 
-	row = bench_row_add(b, BENCH_REVOKE, traced ? "move" : "move-untraced",
-			    o->size, nregs);
-	if (!row)
-		return 0;
-	/* Without trace timestamps, the whole move bounds the latency. */
-	bench_row_times(row, traced ? lat : move, b->reps, cnt);
-	row->move_ns = bench_median(move, b->reps);
-	row->mib_s = (double)o->size / MiB / (row->move_ns / 1e9);
-	bench_ratio(b, row, row->name);
+/* Register or deregister until exactly @want registrations cover @p. */
+static int revoke_set_regs(struct bench *b, void *p, uint64_t size,
+			   uint32_t *keys, unsigned int *nkeys,
+			   unsigned int want)
+{
+	int ret;
+
+	while (*nkeys > want)
+		vp2p_mr_deregister(b->ifd, keys[--*nkeys]);
+	while (*nkeys < want) {
+		ret = vp2p_mr_register(b->ifd, p, size, EDU_NIC_ACCESS_READ,
+				       EDU_NIC_REG_MR_PREFETCH,
+				       &keys[*nkeys]);
+		if (ret)
+			return ret;
+		(*nkeys)++;
+	}
 	return 0;
 }
 
+/*
+ * The rows of one size, a row per count (ratios, plain and paired, to
+ * one registration, which ran beside every other count in each
+ * repetition), and the line through the median latencies against the
+ * number of registrations: the intercept is what a move costs before its
+ * first revocation, the slope what each registration adds.
+ */
+static void revoke_report(struct bench *b, const char *name, uint64_t size,
+			  const unsigned int *counts, unsigned int ncounts,
+			  unsigned int reps, double lat[][reps],
+			  double move[][reps],
+			  int64_t cnt[][reps][NR_COUNTERS])
+{
+	double x[REVOKE_MAX_COUNTS], y[REVOKE_MAX_COUNTS];
+	struct bench_row *row;
+	struct bench_fit *fit;
+	unsigned int i;
+
+	for (i = 0; i < ncounts; i++) {
+		row = bench_row_add(b, BENCH_REVOKE, name, size, counts[i]);
+		if (!row)
+			return;
+		bench_row_times(row, lat[i], reps, cnt[i]);
+		row->move_ns = bench_median(move[i], reps);
+		row->mib_s = (double)size / MiB / (row->move_ns / 1e9);
+		bench_ratio(b, row, name);
+		x[i] = counts[i];
+		y[i] = row->median_ns;
+	}
+	if (ncounts < 2 || b->nfits == BENCH_MAX_FITS)
+		return;
+	fit = &b->fits[b->nfits++];
+	memset(fit, 0, sizeof(*fit));
+	fit->bench = BENCH_REVOKE;
+	snprintf(fit->name, sizeof(fit->name), "%s", name);
+	fit->size = size;
+	fit->per = "registration";
+	fit->spread = NAN;
+	bench_fit_line(x, y, ncounts, fit);
+}
+
+/*
+ * Every repetition goes through every count, in its own order, so that
+ * each count's repetition i ran beside one registration's repetition i.
+ */
 static int revoke_size(struct bench *b, uint64_t size, bool traced)
 {
 	struct revoke_obj o = { .b = b, .size = size };
-	unsigned int nregs, i;
+	unsigned int counts[REVOKE_MAX_COUNTS], order[REVOKE_MAX_COUNTS];
+	unsigned int ncounts = revoke_counts(b, counts);
+	double lat[REVOKE_MAX_COUNTS][b->reps];
+	double move[REVOKE_MAX_COUNTS][b->reps];
+	int64_t cnt[REVOKE_MAX_COUNTS][b->reps][NR_COUNTERS];
+	unsigned int i, k, r;
 	int ret;
 
 	ret = vp2p_bo_create(b->efd, size, 0, &o.bo);
@@ -145,13 +216,29 @@ static int revoke_size(struct bench *b, uint64_t size, bool traced)
 	ret = vp2p_bo_mmap(b->efd, &o.bo, PROT_READ | PROT_WRITE, &o.p);
 	if (ret)
 		goto out_close;
-	for (nregs = 1; nregs <= b->max_regs && !ret; nregs *= 2) {
-		bench_progress(b, "revoke: %llu MiB, %u registrations",
-			       (unsigned long long)(size / MiB), nregs);
-		ret = revoke_point(&o, nregs, traced);
+	for (r = 0; r < b->reps && !ret; r++) {
+		revoke_order(order, ncounts, r);
+		bench_progress(b, "revoke: %llu MiB, repetition %u",
+			       (unsigned long long)(size / MiB), r + 1);
+		for (k = 0; k < ncounts && !ret; k++) {
+			i = order[k];
+			ret = revoke_set_regs(b, o.p, size, o.keys, &o.nkeys,
+					      counts[i]);
+			if (!ret)
+				ret = revoke_once(&o, traced, &lat[i][r],
+						  &move[i][r], cnt[i][r]);
+			if (ret)
+				bench_fail(ret, "revoke: %u registrations, %llu MiB",
+					   counts[i],
+					   (unsigned long long)(size / MiB));
+		}
 	}
-	for (i = 0; i < o.nkeys; i++)
-		vp2p_mr_deregister(b->ifd, o.keys[i]);
+	/* Without trace timestamps, the whole move bounds the latency. */
+	if (!ret)
+		revoke_report(b, traced ? "move" : "move-untraced", size,
+			      counts, ncounts, b->reps, traced ? lat : move,
+			      move, cnt);
+	revoke_set_regs(b, o.p, size, o.keys, &o.nkeys, 0);
 	vp2p_bo_munmap(&o.bo, o.p);
 out_close:
 	vp2p_bo_close(b->efd, &o.bo);
@@ -211,45 +298,38 @@ static int revoke_ttm_once(struct revoke_ttm *o, double *ns, int64_t *cnt)
 static int revoke_ttm_size(struct bench *b, uint64_t size)
 {
 	struct revoke_ttm o = { .b = b };
-	unsigned int nregs, i, r;
+	unsigned int counts[REVOKE_MAX_COUNTS], order[REVOKE_MAX_COUNTS];
+	unsigned int ncounts = revoke_counts(b, counts);
+	double ns[REVOKE_MAX_COUNTS][b->reps];
+	int64_t cnt[REVOKE_MAX_COUNTS][b->reps][NR_COUNTERS];
+	unsigned int i, k, r;
 	int ret;
 
 	ret = bench_ttm_get(b, size, false, &o.buf);
 	if (!ret)
 		ret = bench_ttm_get(b, bench_ttm_max(), false, &o.evictor);
-	for (nregs = 1; nregs <= b->max_regs && !ret; nregs *= 2) {
-		double ns[b->reps];
-		int64_t cnt[b->reps][NR_COUNTERS];
-		struct bench_row *row;
-
-		bench_progress(b, "revoke: ttm %llu MiB, %u registrations",
-			       (unsigned long long)(size / MiB), nregs);
-		while (o.nkeys < nregs && !ret) {
-			ret = vp2p_mr_register(b->ifd, o.buf.map, o.buf.size,
-					       EDU_NIC_ACCESS_READ,
-					       EDU_NIC_REG_MR_PREFETCH,
-					       &o.keys[o.nkeys]);
+	for (r = 0; r < b->reps && !ret; r++) {
+		revoke_order(order, ncounts, r);
+		bench_progress(b, "revoke: ttm %llu MiB, repetition %u",
+			       (unsigned long long)(size / MiB), r + 1);
+		for (k = 0; k < ncounts && !ret; k++) {
+			i = order[k];
+			ret = revoke_set_regs(b, o.buf.map, o.buf.size, o.keys,
+					      &o.nkeys, counts[i]);
 			if (!ret)
-				o.nkeys++;
+				ret = revoke_ttm_once(&o, &ns[i][r],
+						      cnt[i][r]);
+			if (ret)
+				bench_fail(ret, "revoke: ttm, %u registrations, %llu MiB",
+					   counts[i],
+					   (unsigned long long)(size / MiB));
 		}
-		for (r = 0; r < b->reps && !ret; r++)
-			ret = revoke_ttm_once(&o, &ns[r], cnt[r]);
-		if (ret) {
-			bench_fail(ret, "revoke: ttm, %u registrations, %llu MiB",
-				   nregs, (unsigned long long)(size / MiB));
-			break;
-		}
-		row = bench_row_add(b, BENCH_REVOKE, "ttm-move", o.buf.size,
-				    nregs);
-		if (!row)
-			break;
-		bench_row_times(row, ns, b->reps, cnt);
-		row->move_ns = row->median_ns;
-		row->mib_s = (double)o.buf.size / MiB / (row->move_ns / 1e9);
-		bench_ratio(b, row, row->name);
 	}
-	for (i = 0; i < o.nkeys; i++)
-		vp2p_mr_deregister(b->ifd, o.keys[i]);
+	/* TTM has no trace event of its own: the whole move, twice */
+	if (!ret)
+		revoke_report(b, "ttm-move", o.buf.size, counts, ncounts,
+			      b->reps, ns, ns, cnt);
+	revoke_set_regs(b, o.buf.map, o.buf.size, o.keys, &o.nkeys, 0);
 	bench_ttm_put(b, &o.evictor);
 	bench_ttm_put(b, &o.buf);
 	return ret;

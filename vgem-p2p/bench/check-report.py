@@ -34,8 +34,34 @@ with tempfile.TemporaryDirectory() as d:
     check(doc['fits'][0]['case'] == NASTY, 'fit strings survive')
     check(row['ratio'] is None, 'NaN is null')
     check(row['median_ns'] == 1500 and row['per_page_ns'] == 750 and
-          doc['fits'][0]['slope_ns_per_page'] == 12.35,
+          doc['fits'][0]['slope_ns'] == 12.35,
           'numbers as the CSV has them')
+    # No baseline (ratio NaN): no paired ratio either
+    check(all(row[k] is None for k in
+              ('paired_ratio', 'paired_ratio_q1', 'paired_ratio_q3',
+               'paired_ratio_iqr')), 'paired ratio null without a ratio')
+    rev = doc['results'][1]
+    check(rev['ratio'] == 2 and rev['paired_ratio'] is None and
+          rev['paired_ratio_iqr'] is None, 'paired ratio null if unpaired')
+    mapfit, revfit = doc['fits']
+    check(mapfit['per'] == 'page' and mapfit['size_bytes'] == 0 and
+          mapfit['per_page_spread'] == 1.25 and mapfit['spread_sizes'] == 3,
+          'map fit: per page, spread over sizes')
+    check(revfit['bench'] == 'revoke' and revfit['per'] == 'registration'
+          and revfit['size_bytes'] == 1 << 20 and revfit['slope_ns'] == 500
+          and revfit['intercept_ns'] == 300 and revfit['r2'] == 0.99 and
+          revfit['per_page_spread'] is None, 'revoke fit: per registration')
+    # Row and fit 0 have line breaks in their names: the revoke ones
+    csv = open(f'{d}/bench.csv').read().splitlines()
+    hdr = csv[0].split(',')
+    check(all(k in hdr for k in ('paired_ratio', 'paired_q1', 'paired_q3'))
+          and [len(l.split(',')) for l in csv if l.startswith('revoke,')]
+          == [len(hdr)], 'bench.csv: paired columns, a field each')
+    fits = open(f'{d}/bench-fits.csv').read().splitlines()
+    fhdr = fits[0].split(',')
+    check('per_page_spread' in fhdr and
+          [len(l.split(',')) for l in fits if l.startswith('revoke,')]
+          == [len(fhdr)], 'bench-fits.csv: spread column, a field each')
     check(row['counters']['sysmem_bytes'] is None and
           row['counters']['pages_migrated'] == 0, 'counters, null if none')
     check(all(k in doc for k in ('tool', 'version', 'machine', 'config')),

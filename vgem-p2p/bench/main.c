@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ void bench_row_times(struct bench_row *row, double *ns, unsigned int n,
 	unsigned int m = bench_median_index(ns, n);
 
 	row->reps = n;
+	memcpy(row->rep_ns, ns, n * sizeof(*ns));
 	row->median_ns = ns[m];
 	row->min_ns = bench_min(ns, n);
 	row->max_ns = bench_max(ns, n);
@@ -101,8 +103,12 @@ void bench_row_times(struct bench_row *row, double *ns, unsigned int n,
 			     (row->median_ns / 1e9);
 }
 
-/* Ratio of @row to the row of the same benchmark, size, registrations
- * and name @base, measured earlier in this run. */
+/*
+ * Ratio of @row to the row of the same benchmark, size, registrations
+ * and name @base, measured earlier in this run: of the medians, and
+ * repetition by repetition (every benchmark runs repetition i of a case
+ * beside repetition i of its baseline).
+ */
 void bench_ratio(struct bench *b, struct bench_row *row, const char *base)
 {
 	unsigned int i;
@@ -117,6 +123,11 @@ void bench_ratio(struct bench *b, struct bench_row *row, const char *base)
 		if (r->nregs != (row->bench == BENCH_REVOKE ? 1 : row->nregs))
 			continue;
 		row->ratio = row->median_ns / r->median_ns;
+		row->paired = row->paired_q1 = row->paired_q3 = NAN;
+		if (r->reps == row->reps)
+			bench_paired(row->rep_ns, r->rep_ns, row->reps,
+				     &row->paired, &row->paired_q1,
+				     &row->paired_q3);
 		snprintf(row->ratio_to, sizeof(row->ratio_to), "%s", base);
 		return;
 	}
@@ -133,13 +144,15 @@ static void usage(FILE *f)
 		"\n"
 		"  -b, --bench LIST     benchmarks, comma-separated (default all):\n"
 		"                       map, stream, devmem, revoke, dmabuf\n"
-		"  -r, --reps N         repetitions per point, median reported (5)\n"
-		"      --map-max SIZE   largest registration of 'map' (64M)\n"
+		"  -r, --reps N         repetitions per point, median reported (5);\n"
+		"                       ratios also per repetition, paired with the\n"
+		"                       baseline's same repetition\n"
+		"      --map-max SIZE   largest registration of 'map' (256M)\n"
 		"      --devmem-max SIZE  largest size of 'devmem' (16M)\n"
 		"      --revoke-max SIZE  largest object of 'revoke' and 'dmabuf' (64M)\n"
 		"      --regs N         most registrations of 'revoke' (8)\n"
 		"      --stream SIZE    bytes of 'stream' (64M)\n"
-		"      --full           map to 256M, devmem to 64M, 7 repetitions\n"
+		"      --full           devmem to 64M, 7 repetitions\n"
 		"  -o, --out DIR        write the result files there\n"
 		"  -q, --quiet          no progress on stderr\n"
 		"  -h, --help           this help\n"
@@ -224,7 +237,7 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			break;
 		case 'r':
 			b->reps = atoi(optarg);
-			if (b->reps < 1 || b->reps > 99)
+			if (b->reps < 1 || b->reps > BENCH_MAX_REPS)
 				return -EINVAL;
 			break;
 		case OPT_MAP_MAX:
@@ -245,7 +258,6 @@ static int parse_args(struct bench *b, int argc, char **argv,
 				return -EINVAL;
 			break;
 		case OPT_FULL:
-			b->map_max = EDU_NIC_MR_MAX_LENGTH;
 			b->devmem_max = 64 * MiB;
 			b->reps = 7;
 			break;
@@ -290,7 +302,7 @@ int main(int argc, char **argv)
 {
 	static struct bench b = {
 		.reps = 5,
-		.map_max = 64 * MiB,
+		.map_max = EDU_NIC_MR_MAX_LENGTH,
 		.devmem_max = 16 * MiB,
 		.revoke_max = 64 * MiB,
 		.max_regs = 8,

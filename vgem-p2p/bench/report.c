@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The results three ways: a table per benchmark on stdout, and in DIR
- * bench.csv (one row per case and size), bench-fits.csv (the map
- * benchmark's linear fits) and bench.json (all of it plus the machine,
- * written by json-c).
+ * bench.csv (one row per case and size), bench-fits.csv (the map and
+ * revocation benchmarks' linear fits) and bench.json (all of it plus the
+ * machine, written by json-c).
  * All three come from the same rows, so they cannot disagree.
  */
 #include <errno.h>
@@ -86,7 +86,7 @@ static void fmt_cnt(char *buf, size_t len, int64_t v, bool bytes)
 
 enum col {
 	COL_CASE, COL_SIZE, COL_REGS, COL_MEDIAN, COL_SPREAD, COL_PER_PAGE,
-	COL_MIBS, COL_RATIO, COL_MOVE, COL_CNT0,
+	COL_MIBS, COL_RATIO, COL_PAIRED, COL_MOVE, COL_CNT0,
 };
 
 struct col_def {
@@ -103,6 +103,7 @@ static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
 	[COL_PER_PAGE] = { "per page", 9 },
 	[COL_MIBS] = { "MiB/s", 8 },
 	[COL_RATIO] = { "ratio", 18 },
+	[COL_PAIRED] = { "paired [IQR]", 20 },
 	[COL_MOVE] = { "move", 9 },
 	[COL_CNT0 + CNT_PAGES_MIGRATED] = { "migrated", 8 },
 	[COL_CNT0 + CNT_SYSMEM_BYTES] = { "sysmem", 6 },
@@ -120,7 +121,7 @@ static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
 
 static const int bench_cols[NR_BENCHES][16] = {
 	[BENCH_MAP] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
-			COL_PER_PAGE, COL_RATIO, C(CNT_P2P_PAGES),
+			COL_PER_PAGE, COL_RATIO, COL_PAIRED, C(CNT_P2P_PAGES),
 			C(CNT_SYSMEM_BYTES), C(CNT_P2P_MAPS),
 			C(CNT_PAGES_MIGRATED), END },
 	/*
@@ -128,17 +129,17 @@ static const int bench_cols[NR_BENCHES][16] = {
 	 * ones (the exporter hands out both): the exporter's counters say.
 	 */
 	[BENCH_STREAM] = { COL_CASE, COL_SIZE, COL_MEDIAN, COL_SPREAD,
-			   COL_MIBS, COL_RATIO, C(CNT_BOUNCED_BYTES),
+			   COL_MIBS, COL_RATIO, COL_PAIRED, C(CNT_BOUNCED_BYTES),
 			   C(CNT_COPIED_BYTES), C(CNT_FAULTS), END },
 	[BENCH_DEVMEM] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
-			   COL_MIBS, COL_RATIO, C(CNT_PAGES_MIGRATED),
+			   COL_MIBS, COL_RATIO, COL_PAIRED, C(CNT_PAGES_MIGRATED),
 			   C(CNT_SYSMEM_BYTES), C(CNT_P2P_PAGES), END },
 	[BENCH_REVOKE] = { COL_SIZE, COL_REGS, COL_MEDIAN, COL_SPREAD,
-			   COL_RATIO, COL_MOVE, COL_MIBS,
+			   COL_RATIO, COL_PAIRED, COL_MOVE, COL_MIBS,
 			   C(CNT_INVALIDATIONS), C(CNT_UNMAPS),
 			   C(CNT_COPIED_BYTES), END },
 	[BENCH_DMABUF] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
-			   COL_PER_PAGE, COL_RATIO, COL_MOVE,
+			   COL_PER_PAGE, COL_RATIO, COL_PAIRED, COL_MOVE,
 			   C(CNT_P2P_PAGES), C(CNT_FAULTS),
 			   C(CNT_INVALIDATIONS), END },
 };
@@ -178,6 +179,13 @@ static void fmt_col(char *buf, size_t len, const struct bench_row *r,
 		else
 			snprintf(buf, len, "-");
 		break;
+	case COL_PAIRED:
+		if (r->ratio > 0 && isfinite(r->paired))
+			snprintf(buf, len, "%.2fx [%.2f-%.2f]", r->paired,
+				 r->paired_q1, r->paired_q3);
+		else
+			snprintf(buf, len, "-");
+		break;
 	case COL_MOVE:
 		fmt_time(buf, len, r->move_ns > 0 ? r->move_ns : -1);
 		break;
@@ -186,6 +194,26 @@ static void fmt_col(char *buf, size_t len, const struct bench_row *r,
 		fmt_cnt(buf, len, r->cnt[col], col == CNT_SYSMEM_BYTES ||
 			col == CNT_BOUNCED_BYTES || col == CNT_COPIED_BYTES);
 	}
+}
+
+static void table_fit(const struct bench_fit *f)
+{
+	char size[24];
+
+	if (f->size) {
+		fmt_size(size, sizeof(size), f->size);
+		printf("   fit %-8s %-5s latency = %.0f ns + %.0f ns/%s x %ss, R^2 = %.4f (%u points)\n",
+		       f->name, size, f->intercept_ns, f->slope_ns, f->per,
+		       f->per, f->r2, f->n);
+		return;
+	}
+	printf("   fit %-8s time = %.0f ns + %.1f ns/%s x %ss, R^2 = %.4f (%u points)",
+	       f->name, f->intercept_ns, f->slope_ns, f->per, f->per, f->r2,
+	       f->n);
+	if (isfinite(f->spread))
+		printf("; per %s, max/min over %u sizes >= 1M: %.2fx",
+		       f->per, f->spread_n, f->spread);
+	printf("\n");
 }
 
 static void table_bench(const struct bench *b, enum bench_id id)
@@ -217,8 +245,7 @@ static void table_bench(const struct bench *b, enum bench_id id)
 
 		if (f->bench != id)
 			continue;
-		printf("   fit %-7s time = %.0f ns + %.1f ns/page x pages, R^2 = %.4f (%u points)\n",
-		       f->name, f->intercept_ns, f->slope_ns, f->r2, f->n);
+		table_fit(f);
 	}
 }
 
@@ -259,6 +286,7 @@ void bench_report_table(const struct bench *b)
 	kernel_debug_list(debug, sizeof(debug));
 	printf("vgem-p2p-bench: median of %u repetitions; ratios are to a baseline measured in the same run\n",
 	       b->reps);
+	printf("ratio: of the medians; paired: median [first-third quartile] of each repetition's time over the baseline's in the same repetition\n");
 	printf("kernel: %s\n", debug);
 	for (id = 0; id < NR_BENCHES; id++)
 		if (b->which & (1u << id))
@@ -281,11 +309,18 @@ static FILE *open_out(const char *dir, const char *name)
 	return f;
 }
 
+/* A number, or nothing where there is none (NaN, or no baseline) */
+static void csv_num(FILE *f, double v, const char *fmt)
+{
+	if (isfinite(v) && v > 0)
+		fprintf(f, fmt, v);
+}
+
 static int write_csv(const struct bench *b, FILE *f)
 {
 	unsigned int i, c;
 
-	fprintf(f, "bench,case,size_bytes,registrations,reps,median_ns,min_ns,max_ns,per_page_ns,mib_s,ratio,ratio_to,move_ns");
+	fprintf(f, "bench,case,size_bytes,registrations,reps,median_ns,min_ns,max_ns,per_page_ns,mib_s,ratio,ratio_to,paired_ratio,paired_q1,paired_q3,move_ns");
 	for (c = 0; c < NR_COUNTERS; c++)
 		fprintf(f, ",%s", bench_counter_names[c]);
 	fprintf(f, "\n");
@@ -298,6 +333,12 @@ static int write_csv(const struct bench *b, FILE *f)
 			r->median_ns, r->min_ns, r->max_ns,
 			r->median_ns / row_pages(r), r->mib_s, r->ratio,
 			r->ratio_to);
+		csv_num(f, r->paired, "%.4f");
+		fprintf(f, ",");
+		csv_num(f, r->paired_q1, "%.4f");
+		fprintf(f, ",");
+		csv_num(f, r->paired_q3, "%.4f");
+		fprintf(f, ",");
 		if (r->move_ns > 0)
 			fprintf(f, "%.0f", r->move_ns);
 		for (c = 0; c < NR_COUNTERS; c++) {
@@ -315,12 +356,17 @@ static int write_fits_csv(const struct bench *b, FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "bench,case,points,slope_ns_per_page,intercept_ns,r2\n");
-	for (i = 0; i < b->nfits; i++)
-		fprintf(f, "%s,%s,%u,%.2f,%.0f,%.6f\n",
-			bench_names[b->fits[i].bench], b->fits[i].name,
-			b->fits[i].n, b->fits[i].slope_ns,
-			b->fits[i].intercept_ns, b->fits[i].r2);
+	fprintf(f, "bench,case,size_bytes,per,points,slope_ns,intercept_ns,r2,per_page_spread,spread_sizes\n");
+	for (i = 0; i < b->nfits; i++) {
+		const struct bench_fit *t = &b->fits[i];
+
+		fprintf(f, "%s,%s,%llu,%s,%u,%.2f,%.0f,%.6f,",
+			bench_names[t->bench], t->name,
+			(unsigned long long)t->size, t->per, t->n,
+			t->slope_ns, t->intercept_ns, t->r2);
+		csv_num(f, t->spread, "%.4f");
+		fprintf(f, ",%u\n", t->spread_n);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -425,6 +471,15 @@ static struct json_object *json_row(const struct bench_row *r)
 	add(o, "mib_s", json_fmt(r->mib_s, "%.2f"));
 	add(o, "ratio", json_fmt(r->ratio, "%.4f"));
 	add(o, "ratio_to", json_object_new_string(r->ratio_to));
+	/* null without a baseline or where no repetition paired */
+	add(o, "paired_ratio", r->ratio > 0 ? json_fmt(r->paired, "%.4f") :
+	    NULL);
+	add(o, "paired_ratio_q1", r->ratio > 0 ?
+	    json_fmt(r->paired_q1, "%.4f") : NULL);
+	add(o, "paired_ratio_q3", r->ratio > 0 ?
+	    json_fmt(r->paired_q3, "%.4f") : NULL);
+	add(o, "paired_ratio_iqr", r->ratio > 0 ?
+	    json_fmt(r->paired_q3 - r->paired_q1, "%.4f") : NULL);
 	add(o, "move_ns", json_fmt(r->move_ns, "%.0f"));
 	/* NULL is JSON's null: the counter says nothing about the case */
 	for (c = 0; c < NR_COUNTERS; c++)
@@ -440,10 +495,14 @@ static struct json_object *json_fit(const struct bench_fit *f)
 
 	add(o, "bench", json_object_new_string(bench_names[f->bench]));
 	add(o, "case", json_object_new_string(f->name));
+	add(o, "size_bytes", json_object_new_uint64(f->size));
+	add(o, "per", json_object_new_string(f->per ? f->per : ""));
 	add(o, "points", json_object_new_uint64(f->n));
-	add(o, "slope_ns_per_page", json_fmt(f->slope_ns, "%.2f"));
+	add(o, "slope_ns", json_fmt(f->slope_ns, "%.2f"));
 	add(o, "intercept_ns", json_fmt(f->intercept_ns, "%.0f"));
 	add(o, "r2", json_fmt(f->r2, "%.6f"));
+	add(o, "per_page_spread", json_fmt(f->spread, "%.4f"));
+	add(o, "spread_sizes", json_object_new_uint64(f->spread_n));
 	return o;
 }
 

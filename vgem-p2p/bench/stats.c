@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Clocks, medians, least-squares fits and the drivers' counters. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,51 @@ unsigned int bench_median_index(const double *v, unsigned int n)
 		if (v[i] == m)
 			return i;
 	return 0;
+}
+
+/*
+ * The @q quantile (0 <= q <= 1) of @n values, interpolated linearly
+ * between the two nearest order statistics (numpy's default, R's type
+ * 7): with 5 values, the first quartile is the second smallest and the
+ * third quartile the second largest.
+ */
+double bench_quantile(const double *v, unsigned int n, double q)
+{
+	double sorted[n ? n : 1], pos, frac;
+	unsigned int lo;
+
+	if (!n)
+		return NAN;
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	pos = q * (n - 1);
+	lo = (unsigned int)pos;
+	if (lo >= n - 1)
+		return sorted[n - 1];
+	frac = pos - lo;
+	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+/*
+ * Paired ratios: repetition i of a case over repetition i of its
+ * baseline, which ran beside it, so that a slow spell of the emulator
+ * that hit both cancels out. Repetitions where either time is missing
+ * (<= 0) are left out. Fills in the median and quartiles of the ratios;
+ * NaN where no repetition pairs.
+ */
+unsigned int bench_paired(const double *ns, const double *base,
+			  unsigned int n, double *med, double *q1, double *q3)
+{
+	double r[n ? n : 1];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (ns[i] > 0 && base[i] > 0)
+			r[k++] = ns[i] / base[i];
+	*med = bench_quantile(r, k, 0.5);
+	*q1 = bench_quantile(r, k, 0.25);
+	*q3 = bench_quantile(r, k, 0.75);
+	return k;
 }
 
 double bench_min(const double *v, unsigned int n)

@@ -49,15 +49,43 @@ int main(int argc, char **argv)
 	r->min_ns = 1000;
 	r->max_ns = 2000;
 	r->ratio = NAN;
+	r->paired = 0.5;
+	r->paired_q1 = 0.25;
+	r->paired_q3 = 0.75;
 	for (c = 0; c < NR_COUNTERS; c++)
 		r->cnt[c] = c & 1 ? -1 : (int64_t)c;
-	b.nrows = 1;
+	/* A revocation row with a baseline, where no repetition paired */
+	r = &b.rows[1];
+	r->bench = BENCH_REVOKE;
+	snprintf(r->name, sizeof(r->name), "move");
+	snprintf(r->ratio_to, sizeof(r->ratio_to), "move");
+	r->size = MiB;
+	r->nregs = 2;
+	r->reps = 3;
+	r->median_ns = 3000;
+	r->ratio = 2;
+	r->paired = r->paired_q1 = r->paired_q3 = NAN;
+	for (c = 0; c < NR_COUNTERS; c++)
+		r->cnt[c] = -1;
+	b.nrows = 2;
 	b.fits[0].bench = BENCH_MAP;
 	snprintf(b.fits[0].name, sizeof(b.fits[0].name), "%s", NASTY);
+	b.fits[0].per = "page";
 	b.fits[0].n = 2;
 	b.fits[0].slope_ns = 12.345;
 	b.fits[0].r2 = 1;
-	b.nfits = 1;
+	b.fits[0].spread = 1.25;
+	b.fits[0].spread_n = 3;
+	b.fits[1].bench = BENCH_REVOKE;
+	snprintf(b.fits[1].name, sizeof(b.fits[1].name), "move");
+	b.fits[1].size = MiB;
+	b.fits[1].per = "registration";
+	b.fits[1].n = 4;
+	b.fits[1].slope_ns = 500;
+	b.fits[1].intercept_ns = 300;
+	b.fits[1].r2 = 0.99;
+	b.fits[1].spread = NAN;
+	b.nfits = 2;
 	snprintf(b.notes[0], sizeof(b.notes[0]), "%s", NASTY);
 	b.nnotes = 1;
 	return bench_report_files(&b, argv[1]) ? 1 : 0;
