@@ -218,6 +218,27 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("Bulk DMA from a region into itself, where the copy's own write fault (zero page) invalidates the mirror it copies from: the data arrives, nothing deadlocks.");
+	igt_subtest("bulk-into-self") {
+		uint64_t half = 32 * EDU_PAGE, size = 2 * half;
+		char *p = edu_anon(size);
+		struct edu_nic_mr_stats s;
+		uint32_t key;
+
+		/* Only the first half is written; the second reads as zero */
+		edu_fill(p, half, 13);
+		key = edu_reg(fd, p, size, RW, 0);
+		/* A read mirrors it read-only: the second half is the zero page */
+		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+			half, p + half);
+		igt_assert(!memcmp(p, p + half, half));
+		s = edu_mr_stats(fd, key);
+		igt_assert_lte(1, s.stats.invalidations);
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(p, size);
+	}
+
 	igt_describe("Device and bulk DMA on shared file memory (memfd).");
 	igt_subtest("file-memory") {
 		uint64_t size = 4 * EDU_PAGE;

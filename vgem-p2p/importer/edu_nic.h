@@ -7,7 +7,10 @@
  *   edu_nic_mr.lock > edu_nic.dma_lock
  * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
- * ioremap, copy_*_user) while holding it or anything inside it. Module
+ * ioremap) or faults on user memory while holding it or anything inside
+ * it. The bulk mode copies to and from user memory under it only with
+ * page faults disabled (pagefault_disable()), and faults the user pages
+ * in after dropping it, as i915's pread/pwrite fast paths do. Module
  * load primes lockdep with reclaim -> edu_nic_mr.lock
  * (edu_nic_mr_lockdep_prime()), so a violation is reported at once.
  *
@@ -141,6 +144,25 @@ struct edu_nic_file {
 	u32 next_key;
 };
 
+/*
+ * struct edu_nic_io_window - the bulk mode's CPU mapping of a BAR run
+ * @io: ioremap_wc() of [@phys, @phys + @len), or NULL.
+ *
+ * Kept with the registration, under its op_lock, so that a stream maps
+ * the BAR once rather than per ioctl (vmalloc space and a TLB flush on
+ * every CPU per ioremap/iounmap). It maps physical MMIO addresses, no
+ * memory that can be freed, and is only used for addresses the installed
+ * mirror resolves to inside it: so an invalidation need not (and, from
+ * a non-blockable notifier, could not: vunmap sleeps) unmap it; the next
+ * transfer replaces it when the mirror moved elsewhere, and the
+ * registration's release unmaps it.
+ */
+struct edu_nic_io_window {
+	void __iomem *io;
+	phys_addr_t phys;
+	size_t len;
+};
+
 /* What a registration names */
 enum edu_nic_mr_kind {
 	EDU_NIC_KIND_VMA,	/* a range of the owner's address space */
@@ -175,6 +197,14 @@ enum edu_nic_mr_kind {
  * @dma_addrs: per page, the address the device uses: the exporter's for
  *	HMM_PFN_P2P entries, our dma_map_page() result for the others.
  * @p2p_maps: the p2p mappings the installed mirror holds (struct p2p_map).
+ * @sysmem: per page, the device's address reaches system RAM (our own
+ *	mappings, or an exporter's fallback): each DMA syncs it, and the
+ *	bulk mode copies through the kernel mapping. Set when the mirror is
+ *	installed, classified once per physically contiguous run.
+ * @nr_own_maps: pages of the installed mirror that we DMA-mapped
+ *	ourselves; when 0, teardown skips the per-page scan.
+ * @win: the bulk mode's CPU mapping of one BAR run of the mirror, under
+ *	@op_lock; see struct edu_nic_io_window.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
  * @dmabuf: the dma-buf of a dma-buf registration, referenced.
  * @attach: our dynamic attachment to it.
@@ -202,7 +232,11 @@ struct edu_nic_mr {
 	unsigned long *pfns;
 	dma_addr_t *dma_addrs;
 	struct list_head p2p_maps;
+	unsigned long *sysmem;
+	unsigned long nr_own_maps;
 	struct edu_nic_stats stats;
+
+	struct edu_nic_io_window win;
 
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
@@ -225,6 +259,8 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 		       size_t len);
 
 /* edu_nic_mr.c */
+void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
+			 unsigned long n);
 
 /* Add to a counter of the region and of its device. */
 #define edu_nic_mr_count(mr, field, n) do {				\

@@ -32,44 +32,41 @@ static struct dma_resv *edu_nic_dmabuf_resv(struct edu_nic_mr *mr)
 	return mr->dmabuf->resv;
 }
 
-/* Is this DMA address the exporter's own memory, not system RAM? */
-static bool edu_nic_dmabuf_addr_p2p(struct edu_nic_mr *mr, dma_addr_t addr)
-{
-	phys_addr_t phys = edu_nic_bus_to_phys(mr->nic, addr);
-
-	return phys && !page_is_ram(PHYS_PFN(phys));
-}
-
 /*
  * Per page of the registered range, the address the device uses. The
  * exporter's segments are page-aligned; anything else cannot be DMAed
- * page by page and is refused.
+ * page by page and is refused. Each segment is classified as a whole
+ * (system RAM or the exporter's own memory), not page by page.
  */
 static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, struct sg_table *sgt,
 			       unsigned long *p2p)
 {
 	u64 skip = mr->start, pos = 0;
 	struct scatterlist *sg;
-	unsigned long i = 0;
+	unsigned long i = 0, first;
 	unsigned int n;
 
-	*p2p = 0;
+	bitmap_zero(mr->sysmem, mr->npages);
 	for_each_sgtable_dma_sg(sgt, sg, n) {
 		dma_addr_t addr = sg_dma_address(sg);
 		u64 len = sg_dma_len(sg);
 
 		if (!PAGE_ALIGNED(addr) || !PAGE_ALIGNED(len))
 			return -EINVAL;
+		first = i;
 		for (; len && i < mr->npages;
 		     len -= PAGE_SIZE, addr += PAGE_SIZE, pos += PAGE_SIZE) {
 			if (pos < skip)
 				continue;
 			mr->dma_addrs[i++] = addr;
-			if (edu_nic_dmabuf_addr_p2p(mr, addr))
-				(*p2p)++;
 		}
-		if (i == mr->npages)
+		if (i > first)
+			edu_nic_mr_classify(mr, first, i - first);
+		if (i == mr->npages) {
+			*p2p = mr->npages - bitmap_weight(mr->sysmem,
+							  mr->npages);
 			return 0;
+		}
 	}
 	return -EINVAL;
 }

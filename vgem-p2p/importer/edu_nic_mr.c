@@ -19,8 +19,10 @@
 #include <linux/highmem.h>
 #include <linux/hmm.h>
 #include <linux/io.h>
+#include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/p2p_map.h>
+#include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -58,10 +60,16 @@ static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 	if (!mr->valid)
 		return;
 
-	for (i = 0; i < mr->npages; i++)
+	/*
+	 * A mirror made only of exporter mappings (a VRAM vma) is released
+	 * in one p2p_unmap() per mapping, whatever its size: the scan for
+	 * our own mappings is skipped when there are none.
+	 */
+	for (i = 0; mr->nr_own_maps && i < mr->npages; i++)
 		if (!(mr->pfns[i] & HMM_PFN_P2P))
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
 					     dir, EDU_NIC_MAP_ATTRS);
+	mr->nr_own_maps = 0;
 	/* Never sleeps, as p2p_unmap()'s contract promises. */
 	p2p_unmap_list(&mr->p2p_maps);
 
@@ -100,6 +108,57 @@ static const struct mmu_interval_notifier_ops edu_nic_mr_notifier_ops = {
 	.invalidate = edu_nic_mr_invalidate,
 };
 
+static phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr, unsigned long i)
+{
+	return edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]) & PAGE_MASK;
+}
+
+/**
+ * edu_nic_mr_classify - record which exporter addresses are system RAM
+ * @mr: the region, its mirror being installed
+ * @i: first page
+ * @n: number of pages, with exporter addresses in mr->dma_addrs
+ *
+ * Sets the pages' bits in mr->sysmem when the device reaches system RAM
+ * there (see edu_nic_mr_page_synced()). One walk of the iomem resource
+ * tree (region_intersects(), as memremap() classifies a range) per
+ * physically contiguous stretch, not a page_is_ram() per page: a VRAM
+ * range is one stretch. A stretch that straddles RAM and something else
+ * is classified page by page. An address the IOMMU cannot translate is
+ * left unset: no DMA reaches it.
+ */
+void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
+			 unsigned long n)
+{
+	unsigned long end = i + n, j, k;
+	phys_addr_t phys;
+
+	while (i < end) {
+		phys = edu_nic_mr_phys(mr, i);
+		for (j = i + 1; j < end; j++)
+			if (edu_nic_mr_phys(mr, j) !=
+			    phys + ((phys_addr_t)(j - i) << PAGE_SHIFT))
+				break;
+		if (!phys) {
+			i = j;
+			continue;
+		}
+		switch (region_intersects(phys, (j - i) << PAGE_SHIFT,
+					  IORESOURCE_SYSTEM_RAM,
+					  IORES_DESC_NONE)) {
+		case REGION_INTERSECTS:
+			bitmap_set(mr->sysmem, i, j - i);
+			break;
+		case REGION_MIXED:
+			for (k = i; k < j; k++)
+				if (page_is_ram(PHYS_PFN(phys) + k - i))
+					__set_bit(k, mr->sysmem);
+			break;
+		}
+		i = j;
+	}
+}
+
 /*
  * Install what hmm_range_fault() returned: DMA-map the ordinary pages,
  * take over the p2p mappings. On failure everything is released.
@@ -109,12 +168,14 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 {
 	struct device *dev = &mr->nic->pdev->dev;
 	enum dma_data_direction dir = edu_nic_mr_dir(write);
-	unsigned long i, p2p = 0, nmaps = 0;
+	unsigned long i, p2p = 0, nmaps = 0, p2p_start = 0;
 	struct list_head *pos;
 	int ret;
 
 	lockdep_assert_held(&mr->lock);
 
+	bitmap_zero(mr->sysmem, mr->npages);
+	mr->nr_own_maps = 0;
 	for (i = 0; i < mr->npages; i++) {
 		unsigned long entry = mr->pfns[i];
 		dma_addr_t addr;
@@ -125,7 +186,12 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 		}
 		/* The exporter's address is already in dma_addrs[i]. */
 		if (entry & HMM_PFN_P2P) {
-			p2p++;
+			if (!p2p++ || !(mr->pfns[i - 1] & HMM_PFN_P2P))
+				p2p_start = i;
+			if (i + 1 == mr->npages ||
+			    !(mr->pfns[i + 1] & HMM_PFN_P2P))
+				edu_nic_mr_classify(mr, p2p_start,
+						    i + 1 - p2p_start);
 			continue;
 		}
 		addr = dma_map_page_attrs(dev, hmm_pfn_to_page(entry), 0,
@@ -135,6 +201,8 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 			goto err_unmap_pages;
 		}
 		mr->dma_addrs[i] = addr;
+		__set_bit(i, mr->sysmem);
+		mr->nr_own_maps++;
 	}
 
 	list_for_each(pos, maps)
@@ -155,6 +223,7 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 	return 0;
 
 err_unmap_pages:
+	mr->nr_own_maps = 0;
 	while (i--)
 		if (!(mr->pfns[i] & HMM_PFN_P2P))
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
@@ -316,12 +385,8 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
  */
 static bool edu_nic_mr_page_synced(struct edu_nic_mr *mr, unsigned long i)
 {
-	phys_addr_t phys;
-
-	if (mr->kind == EDU_NIC_KIND_VMA && !(mr->pfns[i] & HMM_PFN_P2P))
-		return true;
-	phys = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]);
-	return phys && page_is_ram(PHYS_PFN(phys));
+	/* Classified when the mirror was installed: edu_nic_mr_classify() */
+	return test_bit(i, mr->sysmem);
 }
 
 /* One page or less with the edu engine. */
@@ -366,122 +431,219 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 	return ret;
 }
 
+/* Pages copied per hold of the mirror lock: bounds invalidation latency */
+#define EDU_NIC_BULK_BATCH	256
+
 /*
- * The bulk mode's CPU mapping of a run of BAR pages, kept across the pages
- * of one transfer: an ioremap and iounmap per page would cost far more
- * than the copy (vmalloc space, a TLB flush on every CPU), and the mode
- * would measure that instead of the data path.
+ * The BAR run of the mirror around page @i, whose physical address is
+ * @phys: the pages on either side that are not system memory and whose
+ * addresses continue @phys. What the window maps, so that a stream over
+ * the run maps it once. Called with the mirror locked.
  */
-struct edu_nic_io_window {
-	void __iomem *io;
-	phys_addr_t phys;
-	size_t len;
-};
-
-/* At most this much BAR is mapped at once. */
-#define EDU_NIC_IO_WINDOW_PAGES	512
-
-static void edu_nic_io_window_put(struct edu_nic_io_window *win)
+static void edu_nic_mr_bar_run(struct edu_nic_mr *mr, unsigned long i,
+			       phys_addr_t phys, struct edu_nic_io_window *run)
 {
-	if (win->io)
-		iounmap(win->io);
-	win->io = NULL;
+	unsigned long first = i, last = i;
+
+	while (first > 0 && !test_bit(first - 1, mr->sysmem) &&
+	       edu_nic_mr_phys(mr, first - 1) ==
+	       phys - ((phys_addr_t)(i - first + 1) << PAGE_SHIFT))
+		first--;
+	while (last + 1 < mr->npages && !test_bit(last + 1, mr->sysmem) &&
+	       edu_nic_mr_phys(mr, last + 1) ==
+	       phys + ((phys_addr_t)(last + 1 - i) << PAGE_SHIFT))
+		last++;
+	run->phys = phys - ((phys_addr_t)(i - first) << PAGE_SHIFT);
+	run->len = (last - first + 1) << PAGE_SHIFT;
+}
+
+/* Map @run as the registration's window, replacing the old one */
+static int edu_nic_mr_window_map(struct edu_nic_mr *mr,
+				 const struct edu_nic_io_window *run)
+{
+	lockdep_assert_held(&mr->op_lock);
+
+	if (mr->win.io)
+		iounmap(mr->win.io);
+	mr->win.io = ioremap_wc(run->phys, run->len);
+	if (!mr->win.io)
+		return -ENOMEM;
+	mr->win.phys = run->phys;
+	mr->win.len = run->len;
+	return 0;
 }
 
 /*
- * How many pages from @i on (to @last at most) the mirror has at BAR
- * addresses contiguous with @phys, the physical address of page @i:
- * exactly the range the device could reach, never more. Called with the
- * mirror locked (edu_nic_mr_lock_mirror()).
+ * Copy between the mirror's pages from @off on and @ubuf, at most up to
+ * @end, with the mirror locked and page faults disabled. Stops early when
+ * page @i is a BAR page outside the window (its run in @run), or a user
+ * page is not present (*@left bytes not copied). Returns 0 or a negative
+ * errno; *@off and *@ubuf advance past what was copied.
  */
-static unsigned long edu_nic_mr_bar_run(struct edu_nic_mr *mr,
-					unsigned long i, unsigned long last,
-					phys_addr_t phys)
+static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
+				  char __user **ubuf, bool write,
+				  struct edu_nic_io_window *run, size_t *left)
 {
-	unsigned long n = 1;
-	phys_addr_t next;
+	struct device *dev = &mr->nic->pdev->dev;
+	enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
+	unsigned long last = (end - 1) >> PAGE_SHIFT;
+	struct edu_nic_io_window *win = &mr->win;
 
-	while (n < EDU_NIC_IO_WINDOW_PAGES && i + n <= last) {
-		next = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i + n]);
-		if ((next & PAGE_MASK) != phys + (n << PAGE_SHIFT) ||
-		    page_is_ram(PHYS_PFN(next)))
-			break;
-		n++;
+	while (*off < end) {
+		unsigned long i = *off >> PAGE_SHIFT, n;
+		unsigned long pgoff = *off & ~PAGE_MASK;
+		phys_addr_t phys = edu_nic_mr_phys(mr, i);
+		size_t len;
+
+		if (!phys)
+			return -EIO;	/* the IOMMU would fault this DMA */
+
+		if (test_bit(i, mr->sysmem)) {
+			/* What the device would reach: one page, synced */
+			void *va;
+
+			len = min_t(u64, end - *off, PAGE_SIZE - pgoff);
+			dma_sync_single_for_device(dev, mr->dma_addrs[i],
+						   PAGE_SIZE, dir);
+			va = kmap_local_pfn(PHYS_PFN(phys));
+			if (write)
+				*left = __copy_from_user_inatomic(va + pgoff,
+								  *ubuf, len);
+			else
+				*left = __copy_to_user_inatomic(*ubuf,
+								va + pgoff,
+								len);
+			kunmap_local(va);
+			if (write)
+				dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
+							PAGE_SIZE, dir);
+		} else {
+			void *io;
+
+			if (!win->io || phys < win->phys ||
+			    phys + PAGE_SIZE > win->phys + win->len) {
+				edu_nic_mr_bar_run(mr, i, phys, run);
+				return 0;
+			}
+			/* The pages after @i that continue it in the window */
+			for (n = 1; i + n <= last; n++)
+				if (test_bit(i + n, mr->sysmem) ||
+				    edu_nic_mr_phys(mr, i + n) !=
+				    phys + ((phys_addr_t)n << PAGE_SHIFT) ||
+				    phys + ((phys_addr_t)(n + 1) << PAGE_SHIFT) >
+				    win->phys + win->len)
+					break;
+			len = min_t(u64, end - *off, (n << PAGE_SHIFT) - pgoff);
+			io = (void __force *)win->io + (phys - win->phys) +
+			     pgoff;
+			if (write)
+				*left = __copy_from_user_inatomic(io, *ubuf,
+								  len);
+			else
+				*left = __copy_to_user_inatomic(*ubuf, io, len);
+		}
+		edu_nic_mr_count(mr, bulk_bytes, len - *left);
+		*off += len - *left;
+		*ubuf += len - *left;
+		if (*left)
+			return 0;
 	}
-	return n;
+	return 0;
 }
 
 /*
- * One page or less by CPU copy, through the address the device would
- * use. System RAM is reached through the kernel mapping; anything else (a
- * BAR) through @win, an ioremap that must be made without mr->lock,
- * since it allocates: map, then take the lock, resolve again and check
- * that the mirror still points inside the mapping. Page @last is the
- * transfer's last.
+ * The bulk mode: the CPU copies through the addresses the device would
+ * use, straight between them and the user buffer, up to
+ * EDU_NIC_BULK_BATCH pages per hold of the mirror lock. A fault on user
+ * memory under that lock could deadlock with an invalidation of the same
+ * mm, which waits for it; so the copy runs with page faults disabled, and
+ * a page that is not present is faulted in after the lock is dropped,
+ * then the copy resumes: the pattern of i915's pread/pwrite fast paths
+ * (__copy_to_user_inatomic() from an io_mapping) and of
+ * generic_perform_write() (fault_in_iov_iter_readable()). Called with
+ * op_lock held.
  */
-static int edu_nic_mr_bulk_page(struct edu_nic_mr *mr, unsigned long i,
-				unsigned long last, unsigned long pgoff,
-				void *buf, size_t len, bool write,
-				struct edu_nic_io_window *win)
+static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
+			   const struct edu_nic_dma *req)
 {
-	phys_addr_t phys;
-	unsigned long n;
-	void __iomem *io;
+	bool write = req->direction == EDU_NIC_DMA_TO_MR;
+	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
+	u64 off = req->offset, end = req->offset + req->length;
 	int ret;
 
-again:
-	ret = edu_nic_mr_lock_mirror(mr, write);
-	if (ret)
-		return ret;
+	lockdep_assert_held(&mr->op_lock);
 
-	phys = edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]);
-	if (!phys) {
-		/* The IOMMU would fault this DMA. */
-		ret = -EIO;
-		goto out_unlock;
-	}
-	phys &= PAGE_MASK;
+	if (!access_ok(ubuf, req->length))
+		return -EFAULT;
 
-	if (page_is_ram(PHYS_PFN(phys))) {
-		/* What the device would reach: see edu_nic_mr_page_synced() */
-		struct device *dev = &mr->nic->pdev->dev;
-		enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
-		void *va;
+	while (off < end) {
+		u64 batch = min_t(u64, end, (off & PAGE_MASK) +
+				  EDU_NIC_BULK_BATCH * PAGE_SIZE);
+		struct edu_nic_io_window run = { };
+		size_t left = 0, want;
 
-		dma_sync_single_for_device(dev, mr->dma_addrs[i], PAGE_SIZE,
-					   dir);
-		va = kmap_local_pfn(PHYS_PFN(phys));
-		if (write)
-			memcpy(va + pgoff, buf, len);
-		else
-			memcpy(buf, va + pgoff, len);
-		kunmap_local(va);
-		if (write)
-			dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
-						PAGE_SIZE, dir);
-	} else if (win->io && phys >= win->phys &&
-		   phys + PAGE_SIZE <= win->phys + win->len) {
-		io = win->io + (phys - win->phys);
-		if (write)
-			memcpy_toio(io + pgoff, buf, len);
-		else
-			memcpy_fromio(buf, io + pgoff, len);
-	} else {
-		n = edu_nic_mr_bar_run(mr, i, last, phys);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = edu_nic_mr_lock_mirror(mr, write);
+		if (ret)
+			return ret;
+		pagefault_disable();
+		ret = edu_nic_mr_bulk_locked(mr, &off, batch, &ubuf, write,
+					     &run, &left);
+		pagefault_enable();
 		edu_nic_mr_unlock_mirror(mr);
-		edu_nic_io_window_put(win);
-		win->io = ioremap_wc(phys, n << PAGE_SHIFT);
-		if (!win->io)
-			return -ENOMEM;
-		win->phys = phys;
-		win->len = n << PAGE_SHIFT;
-		goto again;
-	}
-	edu_nic_mr_count(mr, bulk_bytes, len);
+		if (ret)
+			return ret;
 
-out_unlock:
-	edu_nic_mr_unlock_mirror(mr);
-	return ret;
+		if (left) {
+			want = min_t(u64, end - off, PAGE_SIZE);
+			if ((write ? fault_in_readable(ubuf, want) :
+				     fault_in_writeable(ubuf, want)) == want)
+				return -EFAULT;
+		}
+		if (run.len) {
+			/* ioremap allocates: outside mr->lock */
+			ret = edu_nic_mr_window_map(mr, &run);
+			if (ret)
+				return ret;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * The device mode: page by page through the edu engine, which copies
+ * through its own buffer and ours. The lock that invalidation waits for
+ * is held only while the device uses the page's address; user memory is
+ * touched outside it. Called with op_lock held.
+ */
+static int edu_nic_mr_device(struct edu_nic_mr *mr,
+			     const struct edu_nic_dma *req, void *buf)
+{
+	bool write = req->direction == EDU_NIC_DMA_TO_MR;
+	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
+	u64 off = req->offset, end = req->offset + req->length;
+	int ret;
+
+	while (off < end) {
+		unsigned long pgoff = off & ~PAGE_MASK;
+		size_t len = min_t(u64, end - off, PAGE_SIZE - pgoff);
+		unsigned long i = off >> PAGE_SHIFT;
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (write && copy_from_user(buf, ubuf, len))
+			return -EFAULT;
+		ret = edu_nic_mr_device_page(mr, i, pgoff, buf, len, write);
+		if (ret)
+			return ret;
+		if (!write && copy_to_user(ubuf, buf, len))
+			return -EFAULT;
+		off += len;
+		ubuf += len;
+	}
+	return 0;
 }
 
 /**
@@ -489,59 +651,32 @@ out_unlock:
  * @mr: the region, referenced
  * @req: the validated request
  *
- * Page by page: the mirror is (re)made as needed, and the lock that
- * invalidation waits for is held only while the device, or the bulk copy,
- * uses the page's address. User memory is touched outside that lock.
+ * The mirror is (re)made as needed; see edu_nic_mr_device() and
+ * edu_nic_mr_bulk() for how each mode holds the lock that invalidation
+ * waits for.
  *
  * Return: 0 or a negative errno.
  */
 int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
 {
-	bool write = req->direction == EDU_NIC_DMA_TO_MR;
-	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
-	u64 off = req->offset, end = req->offset + req->length;
-	struct edu_nic_io_window win = { };
-	void *buf;
-	int ret = 0;
+	bool device = req->mode == EDU_NIC_MODE_DEVICE;
+	void *buf = NULL;
+	int ret;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	if (device) {
+		buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
 
 	ret = mutex_lock_killable(&mr->op_lock);
 	if (ret)
 		goto out_free;
 
-	while (off < end) {
-		unsigned long pgoff = off & ~PAGE_MASK;
-		size_t len = min_t(u64, end - off, PAGE_SIZE - pgoff);
-		unsigned long i = off >> PAGE_SHIFT;
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (write && copy_from_user(buf, ubuf, len)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (req->mode == EDU_NIC_MODE_DEVICE)
-			ret = edu_nic_mr_device_page(mr, i, pgoff, buf, len,
-						     write);
-		else
-			ret = edu_nic_mr_bulk_page(mr, i,
-						   (end - 1) >> PAGE_SHIFT,
-						   pgoff, buf, len, write,
-						   &win);
-		if (ret)
-			break;
-		if (!write && copy_to_user(ubuf, buf, len)) {
-			ret = -EFAULT;
-			break;
-		}
-		off += len;
-		ubuf += len;
-	}
+	if (device)
+		ret = edu_nic_mr_device(mr, req, buf);
+	else
+		ret = edu_nic_mr_bulk(mr, req);
 
 	if (ret) {
 		mutex_lock(&mr->lock);
@@ -549,7 +684,6 @@ int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req)
 		mutex_unlock(&mr->lock);
 	}
 	mutex_unlock(&mr->op_lock);
-	edu_nic_io_window_put(&win);
 out_free:
 	kfree(buf);
 	return ret;
@@ -662,8 +796,14 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 				 GFP_KERNEL);
 	if (!mr->dma_addrs)
 		goto err_free_pfns;
+	mr->sysmem = kvcalloc(BITS_TO_LONGS(mr->npages), sizeof(long),
+			      GFP_KERNEL);
+	if (!mr->sysmem)
+		goto err_free_dma_addrs;
 	return mr;
 
+err_free_dma_addrs:
+	kvfree(mr->dma_addrs);
 err_free_pfns:
 	kvfree(mr->pfns);
 err_free_mr:
@@ -679,6 +819,9 @@ void edu_nic_mr_free(struct edu_nic_mr *mr)
 {
 	mutex_destroy(&mr->lock);
 	mutex_destroy(&mr->op_lock);
+	if (mr->win.io)
+		iounmap(mr->win.io);
+	kvfree(mr->sysmem);
 	kvfree(mr->dma_addrs);
 	kvfree(mr->pfns);
 	kfree(mr);
