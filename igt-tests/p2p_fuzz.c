@@ -604,7 +604,7 @@ static void op_obj_info(struct fz_thread *t)
 
 	i.handle = gen_handle(t, &size, &flags);
 	i.pad = gen_pad(t);
-	i.pad2 = (uint32_t)rnd(t);
+	i.reason = (uint32_t)rnd(t);
 	fz_ioctl(t, OP_OBJ_INFO, t->pool->vfd, DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
 }
 

@@ -98,8 +98,13 @@ topology_qemu_args()
 		_root_port 1; _root_port 2; _root_port 3
 		_vram 0 rp1; _edu 0 rp2; _bochs rp3 ;;
 	multi)
+		# Also the mixed layout of a real server: edu2 on a root port
+		# of its own reaches neither exporter p2p (a host bridge of
+		# cpu max is not whitelisted), while edu0 and edu1 do. It
+		# comes last, so edu_nic0 and edu_nic1 stay behind the switch.
 		_switch 1 4
-		_vram 0 dn1.0; _vram 1 dn1.1; _edu 0 dn1.2; _edu 1 dn1.3 ;;
+		_vram 0 dn1.0; _vram 1 dn1.1; _edu 0 dn1.2; _edu 1 dn1.3
+		_root_port 2; _edu 2 rp2 ;;
 	*)
 		die "unknown topology '$1' (one of: $VP2P_TOPOLOGIES)" ;;
 	esac

@@ -34,6 +34,15 @@ static const char * const vgem_p2p_kind_names[] = {
 	[VGEM_P2P_MAP_SYSTEM] = "system",
 };
 
+static const char * const vgem_p2p_reason_names[] = {
+	[VGEM_P2P_REASON_CREATE] = "create",
+	[VGEM_P2P_REASON_MOVE] = "move",
+	[VGEM_P2P_REASON_EVICTED] = "evicted",
+	[VGEM_P2P_REASON_RETURNED] = "returned",
+	[VGEM_P2P_REASON_NO_P2P_IMPORTER] = "no_p2p_importer",
+	[VGEM_P2P_REASON_PINNED] = "pinned",
+};
+
 static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 {
 	struct drm_info_node *node = m->private;
@@ -48,8 +57,9 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 				   bo->base.size, bo->node.start);
 		else
 			seq_printf(m, "%p size %zu system", bo, bo->base.size);
-		seq_printf(m, " flags 0x%x moves %llu pins %u", bo->flags,
-			   bo->moves, bo->pin_count);
+		seq_printf(m, " flags 0x%x moves %llu pins %u reason %s",
+			   bo->flags, bo->moves, bo->pin_count,
+			   vgem_p2p_reason_names[vgem_p2p_placement_reason(bo)]);
 		seq_printf(m, " dmabuf attachments %d move_notifies %lld\n",
 			   atomic_read(&bo->nr_attachments),
 			   atomic64_read(&bo->move_notifies));

@@ -75,6 +75,8 @@ static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 	}
 
 	atomic_inc(&bo->nr_attachments);
+	if (!attach->peer2peer)
+		atomic_inc(&bo->nr_system_attachments);
 	atomic64_inc(&vdev->stats.dmabuf_attachments);
 	return 0;
 }
@@ -85,6 +87,8 @@ static void vgem_p2p_dmabuf_detach(struct dma_buf *dmabuf,
 	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
 
 	atomic_dec(&bo->nr_attachments);
+	if (!attach->peer2peer)
+		atomic_dec(&bo->nr_system_attachments);
 	atomic64_dec(&obj_to_vdev(bo)->stats.dmabuf_attachments);
 }
 
@@ -98,6 +102,8 @@ static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 	dma_resv_assert_held(bo->base.resv);
 
 	mutex_lock(&vdev->lock);
+	if (bo->in_vram && !vgem_p2p_move_to_system(bo))
+		bo->reason = VGEM_P2P_REASON_PINNED;
 	ret = vgem_p2p_move_to_system(bo);
 	if (!ret && !bo->pages)
 		ret = -ENODEV;	/* lost with its device */
@@ -272,14 +278,27 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 		p2p = false;
 
 	mutex_lock(&vdev->lock);
-	/* Evicted, and p2p would work: come back, if there is room */
+	/*
+	 * Evicted, and p2p would work: come back, if there is room, unless
+	 * an importer that cannot reach the BAR holds it in system memory
+	 * (vgem_p2p_held_in_system(): it would push it out again).
+	 */
 	if (p2p && !bo->in_vram && !bo->pin_count &&
-	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM))
-		vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT);
-	if (p2p && bo->in_vram)
+	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
+	    !vgem_p2p_held_in_system(bo) &&
+	    !vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
+		bo->reason = VGEM_P2P_REASON_RETURNED;
+	if (p2p && bo->in_vram) {
 		ret = vgem_p2p_dmabuf_map_vram(bo, attach->dev, dir, s);
-	else
+	} else {
+		bool was_in_vram = bo->in_vram;
+
 		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir, s);
+		if (!ret && was_in_vram)
+			bo->reason = attach->peer2peer ?
+				     VGEM_P2P_REASON_EVICTED :
+				     VGEM_P2P_REASON_NO_P2P_IMPORTER;
+	}
 	mutex_unlock(&vdev->lock);
 
 	if (p2p)

@@ -161,12 +161,26 @@ struct vgem_p2p_object {
 	unsigned int pin_count;		/* dma-buf pins: stays in system */
 	struct list_head link;		/* in vgem_p2p_device.objects */
 	u64 moves;
+	/*
+	 * VGEM_P2P_REASON_* of the last placement change, under the device
+	 * lock; vgem_p2p_placement_reason() adds the live holds.
+	 */
+	u32 reason;
 
 	/* Importer mappings (struct vgem_p2p_mapping), see drv.h header */
 	spinlock_t maps_lock;
 	struct list_head maps;
 	unsigned int nr_maps;
 	unsigned int nr_fallback_maps;
+	/*
+	 * Of those, the mappings of importers that cannot reach the BAR
+	 * (vgem_p2p_mapping.refused): while there are any, no importer's
+	 * mapping brings the object back to VRAM, so that importers of
+	 * mixed reachability do not bounce it (vgem_p2p_held_in_system()).
+	 * Raised under the device lock too, so that a placement decision
+	 * sees every mapping made before it.
+	 */
+	unsigned int nr_refused_maps;
 	atomic64_t p2p_maps_total;
 	atomic64_t fallback_maps_total;
 
@@ -177,6 +191,8 @@ struct vgem_p2p_object {
 	 */
 	struct dma_buf *dmabuf;
 	atomic_t nr_attachments;
+	/* of those, without peer2peer: they hold it in system memory too */
+	atomic_t nr_system_attachments;
 	atomic_t dmabuf_system_maps;	/* live, of system pages */
 	atomic64_t move_notifies;
 
@@ -216,6 +232,8 @@ struct vgem_p2p_mapping {
 	struct device *importer;
 	struct list_head link;		/* in bo->maps, under maps_lock */
 	enum vgem_p2p_map_kind kind;
+	/* the importer cannot (or may not) reach the BAR: see nr_refused_maps */
+	bool refused;
 	enum dma_data_direction dir;
 	pgoff_t first;			/* first page of the object */
 	unsigned long npages;
@@ -280,6 +298,8 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 				     unsigned long start, unsigned long end,
 				     dma_addr_t *dma_addrs, unsigned int flags);
 void vgem_p2p_vma_p2p_unmap(struct p2p_map *map);
+bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
+u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_move.c */
 void vgem_p2p_invalidate(struct vgem_p2p_object *bo);

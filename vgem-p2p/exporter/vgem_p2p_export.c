@@ -282,11 +282,19 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 	lockdep_assert_held(&vdev->lock);
 	dma_resv_assert_held(bo->base.resv);
 
+	map->refused = map->kind == VGEM_P2P_MAP_SYSTEM;
+	/*
+	 * Evicted, and p2p would work: come back, if there is room, unless
+	 * an importer that cannot reach the BAR uses it: it would only be
+	 * pushed out again at that importer's next mapping.
+	 */
 	if (map->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
-	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count) {
-		/* evicted, and p2p would work: come back, if there is room */
+	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count &&
+	    !vgem_p2p_held_in_system(bo)) {
 		if (vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
 			map->kind = VGEM_P2P_MAP_SYSTEM;
+		else
+			bo->reason = VGEM_P2P_REASON_RETURNED;
 	}
 	if (!bo->in_vram)
 		map->kind = VGEM_P2P_MAP_SYSTEM;
@@ -298,15 +306,21 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 					  map->npages << PAGE_SHIFT, map->dir,
 					  &addr);
 		/* the PCI core knows better than our guess: fall back */
-		if (ret == -EOPNOTSUPP)
+		if (ret == -EOPNOTSUPP) {
 			map->kind = VGEM_P2P_MAP_SYSTEM;
-		else if (ret)
+			map->refused = true;
+		} else if (ret) {
 			return ret;
+		}
 	}
 	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
+		bool was_in_vram = bo->in_vram;
+
 		ret = vgem_p2p_move_to_system(bo);
 		if (ret)
 			return ret;
+		if (was_in_vram)
+			bo->reason = VGEM_P2P_REASON_NO_P2P_IMPORTER;
 		ret = vgem_p2p_mapping_alloc_pages(map);
 		if (ret)
 			return ret;
@@ -376,6 +390,8 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		bo->nr_maps++;
 		if (map->kind == VGEM_P2P_MAP_SYSTEM)
 			bo->nr_fallback_maps++;
+		if (map->refused)
+			bo->nr_refused_maps++;
 		spin_unlock(&bo->maps_lock);
 		atomic64_inc(&bo->p2p_maps_total);
 		atomic64_inc(&vdev->stats.p2p_maps);
@@ -406,6 +422,8 @@ void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
 	bo->nr_maps--;
 	if (map->kind == VGEM_P2P_MAP_SYSTEM)
 		bo->nr_fallback_maps--;
+	if (map->refused)
+		bo->nr_refused_maps--;
 	spin_unlock(&bo->maps_lock);
 
 	if (map->kind == VGEM_P2P_MAP_SYSTEM)
@@ -419,4 +437,39 @@ void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
 	vgem_p2p_mapping_free(map);
 	/* may be the last reference: the object frees itself in a worker */
 	drm_gem_object_put(&bo->base);
+}
+
+/**
+ * vgem_p2p_held_in_system - must @bo stay in system memory for an importer?
+ * @bo: the object
+ *
+ * True while an importer that cannot reach the BAR (or may not: NO_P2P)
+ * maps the object through its vma, or has a dma-buf attachment without
+ * peer2peer. Such an importer would move the object back to system
+ * memory at its next mapping, so returning it to VRAM for another
+ * importer would make it bounce between the two at every turn. amdgpu
+ * keeps a dma-buf out of VRAM while any attachment cannot do p2p
+ * (amdgpu_dma_buf_pin()); this is the same rule, for vma importers too.
+ * Mappings are counted under the device lock, which the caller holds
+ * when it decides a placement.
+ */
+bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo)
+{
+	return READ_ONCE(bo->nr_refused_maps) ||
+	       atomic_read(&bo->nr_system_attachments);
+}
+
+/**
+ * vgem_p2p_placement_reason - why @bo is where it is, VGEM_P2P_REASON_*
+ * @bo: the object, its device lock held
+ */
+u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo)
+{
+	lockdep_assert_held(&obj_to_vdev(bo)->lock);
+
+	if (!bo->in_vram && bo->pin_count)
+		return VGEM_P2P_REASON_PINNED;
+	if (!bo->in_vram && vgem_p2p_held_in_system(bo))
+		return VGEM_P2P_REASON_NO_P2P_IMPORTER;
+	return bo->reason;
 }

@@ -319,12 +319,12 @@ int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 					VGEM_P2P_PLACEMENT_SYSTEM;
 	args->vram_offset = bo->in_vram ? bo->node.start : ~0ull;
 	args->moves = bo->moves;
+	args->reason = vgem_p2p_placement_reason(bo);
 	mutex_unlock(&vdev->lock);
 
 	spin_lock(&bo->maps_lock);
 	args->mappings = bo->nr_maps;
 	spin_unlock(&bo->maps_lock);
-	args->pad2 = 0;
 	args->p2p_maps = atomic64_read(&bo->p2p_maps_total);
 	args->fallback_maps = atomic64_read(&bo->fallback_maps_total);
 	args->dmabuf_attachments = atomic_read(&bo->nr_attachments);

@@ -54,8 +54,10 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	if (resv_locked && !bo->in_vram &&
 	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
 	    !READ_ONCE(bo->nr_fallback_maps) &&
-	    !atomic_read(&bo->dmabuf_system_maps) && !bo->pin_count)
-		vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT);
+	    !atomic_read(&bo->dmabuf_system_maps) && !bo->pin_count &&
+	    !vgem_p2p_held_in_system(bo) &&
+	    !vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
+		bo->reason = VGEM_P2P_REASON_RETURNED;
 
 	if (bo->in_vram) {
 		unsigned long pfn = PHYS_PFN(vdev->bar_phys + bo->node.start) +

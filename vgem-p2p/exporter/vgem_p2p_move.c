@@ -305,6 +305,7 @@ static void vgem_p2p_drop_dying(struct vgem_p2p_device *vdev,
 	vgem_p2p_vram_free(vdev, &bo->node);
 	bo->in_vram = false;
 	bo->lost = true;
+	bo->reason = VGEM_P2P_REASON_EVICTED;
 }
 
 /**
@@ -337,6 +338,7 @@ int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 		dma_resv_unlock(bo->base.resv);
 		if (ret)
 			continue;
+		bo->reason = VGEM_P2P_REASON_EVICTED;
 		/* evicted: to the end of the line */
 		list_move_tail(&bo->link, &vdev->objects);
 		return 0;
@@ -375,6 +377,7 @@ void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 			drm_warn(&vdev->drm, "object %p lost: out of memory\n",
 				 bo);
 		}
+		bo->reason = VGEM_P2P_REASON_EVICTED;
 		mutex_unlock(&vdev->lock);
 		dma_resv_unlock(bo->base.resv);
 		drm_gem_object_put(&bo->base);
@@ -389,6 +392,7 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	struct drm_gem_object *obj;
 	struct vgem_p2p_object *bo;
 	enum vgem_p2p_alloc policy;
+	bool was_in_vram;
 	int ret, idx;
 
 	if (args->flags || args->pad)
@@ -436,6 +440,7 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_exit;
 	mutex_lock(&vdev->lock);
+	was_in_vram = bo->in_vram;
 	switch (args->target) {
 	case VGEM_P2P_MOVE_SYSTEM:
 		ret = vgem_p2p_move_to_system(bo);
@@ -447,6 +452,8 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = vgem_p2p_move_to_vram(bo, args->offset, policy);
 		break;
 	}
+	if (!ret && (was_in_vram || bo->in_vram))
+		bo->reason = VGEM_P2P_REASON_MOVE;
 	args->offset = bo->in_vram ? bo->node.start : ~0ull;
 	mutex_unlock(&vdev->lock);
 	dma_resv_unlock(obj->resv);

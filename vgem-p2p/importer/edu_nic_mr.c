@@ -302,11 +302,17 @@ err_count:
 /*
  * Return with mr->lock held and the mirror installed, writable if @write:
  * the state in which the device may use mr->dma_addrs.
+ *
+ * An invalidation racing with the mirroring (an exporter moving the
+ * memory, say) is contention, not an error: retry until the mirror holds,
+ * however long a move takes, as users of hmm_range_fault() loop on
+ * -EBUSY. Each retry waits in the exporter (its p2p_map takes the locks
+ * the move holds), so this does not spin. Only signals end the wait:
+ * -EINTR for a fatal one, -ERESTARTSYS for one the caller's handler is
+ * to see.
  */
 static int edu_nic_mr_lock_vma(struct edu_nic_mr *mr, bool write)
 {
-	unsigned long timeout =
-		jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	int ret;
 
 	lockdep_assert_held(&mr->op_lock);
@@ -324,9 +330,9 @@ static int edu_nic_mr_lock_vma(struct edu_nic_mr *mr, bool write)
 		/* Unbound: do not even ask exporters for addresses. */
 		if (READ_ONCE(mr->nic->dead))
 			return -ENODEV;
-		if (time_after(jiffies, timeout))
-			return -EBUSY;
 		ret = edu_nic_mr_fault(mr, write);
+		if (ret == -EAGAIN && signal_pending(current))
+			return -ERESTARTSYS;
 		if (ret != -EAGAIN)
 			return ret;
 		cond_resched();

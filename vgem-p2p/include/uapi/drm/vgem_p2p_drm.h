@@ -227,6 +227,30 @@ struct drm_vgem_p2p_move {
 #define VGEM_P2P_PLACEMENT_VRAM		0
 #define VGEM_P2P_PLACEMENT_SYSTEM	1
 
+/*
+ * drm_vgem_p2p_obj_info.reason: why the object is where it is. The cause
+ * of its last placement change, except that the two holds on system
+ * memory (PINNED, NO_P2P_IMPORTER) are reported while they last.
+ */
+/** @VGEM_P2P_REASON_CREATE: where CREATE put it (not moved since) */
+#define VGEM_P2P_REASON_CREATE		0
+/** @VGEM_P2P_REASON_MOVE: DRM_IOCTL_VGEM_P2P_MOVE put it there */
+#define VGEM_P2P_REASON_MOVE		1
+/** @VGEM_P2P_REASON_EVICTED: evicted to make room, or its device went away */
+#define VGEM_P2P_REASON_EVICTED		2
+/** @VGEM_P2P_REASON_RETURNED: brought back to VRAM on use (CPU fault, or
+ * a mapping by an importer that reaches the BAR peer-to-peer) */
+#define VGEM_P2P_REASON_RETURNED	3
+/** @VGEM_P2P_REASON_NO_P2P_IMPORTER: in system memory because an importer
+ * that cannot reach the BAR (or may not: CREATE_NO_P2P) maps it, or a
+ * dma-buf attachment without peer2peer exists; while one does, no
+ * mapping brings it back to VRAM. Once they are gone, it stays until
+ * its next placement change */
+#define VGEM_P2P_REASON_NO_P2P_IMPORTER	4
+/** @VGEM_P2P_REASON_PINNED: in system memory, pinned by a non-dynamic
+ * dma-buf attachment (while pinned; after, until it next moves) */
+#define VGEM_P2P_REASON_PINNED		5
+
 /**
  * struct drm_vgem_p2p_obj_info - DRM_IOCTL_VGEM_P2P_OBJ_INFO
  * @handle: in: the object.
@@ -236,7 +260,8 @@ struct drm_vgem_p2p_move {
  * @flags: out: the object's VGEM_P2P_CREATE_* flags.
  * @placement: out: VGEM_P2P_PLACEMENT_*.
  * @mappings: out: live importer mappings (p2p_map not yet p2p_unmap'ed).
- * @pad2: out: zero.
+ * @reason: out: VGEM_P2P_REASON_*, why it is in @placement. Not checked
+ *	on input (it was an output pad).
  * @moves: out: times the object moved (forced, compaction, eviction or
  *	return to VRAM).
  * @p2p_maps: out: importer mappings ever made of the object.
@@ -257,7 +282,7 @@ struct drm_vgem_p2p_obj_info {
 	__u32 flags;
 	__u32 placement;
 	__u32 mappings;
-	__u32 pad2;
+	__u32 reason;
 	__u64 moves;
 	__u64 p2p_maps;
 	__u64 fallback_maps;

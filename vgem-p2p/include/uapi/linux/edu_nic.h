@@ -185,9 +185,12 @@ struct edu_nic_dereg_mr {
  * read-only or to a read-only exporter object -EPERM; an exporter that
  * cannot map its memory for the device (an IOMMU mapping failed) -EIO. A
  * dma-buf registration is mapped again through its exporter instead,
- * whose error is returned. A region invalidated over and over while it
- * is being mirrored, for a whole second, gets -EBUSY. A device error or
- * timeout gets -EIO; a pending fatal signal -EINTR; an unbound device (or
+ * whose error is returned. A region invalidated while it is being
+ * mirrored (the exporter moving its memory) is mirrored again, for as
+ * long as that takes: contention is waited for, never an error. A
+ * device error or timeout gets -EIO; a pending fatal signal -EINTR,
+ * another signal while waiting -EINTR unless its handler was installed
+ * with SA_RESTART (the call restarts); an unbound device (or
  * exporter) -ENODEV; out of memory -ENOMEM. On an error, part of the
  * transfer may have been done.
  */
