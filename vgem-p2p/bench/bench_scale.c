@@ -49,7 +49,7 @@
 #define SCALE_MAX_MOVES		64	/* moves of one repetition's map-move */
 #define SCALE_MAX_SAMPLES	4096	/* registrations timed per sub-phase */
 #define SCALE_IDLE_SAMPLES	100
-#define SCALE_MOVES_PER_REP	2	/* to VRAM and back */
+#define SCALE_MOVES_PER_REP	4	/* to VRAM and back, twice */
 #define SCALE_PACE_US		500	/* between two timed registrations */
 #define SCALE_UNRELATED		(64 * 1024)
 
@@ -73,6 +73,7 @@ struct scale_shm {
 	uint64_t bad_obj, bad_page, bad_got;	/* the first data error */
 	/* mover */
 	int mv_run;
+	int mv_idle;			/* the mover saw mv_run 0, no move on */
 	int mv_exit;
 	int mv_err;
 	unsigned int mv_started;
@@ -93,6 +94,7 @@ struct scale_ctx {
 	unsigned int procs;
 	uint64_t obj_size;
 	uint64_t big_size;		/* the object that forces compaction */
+	uint64_t base_used;		/* VRAM others used when we started */
 	struct vp2p_bo *objs;
 	struct vp2p_bo *fillers;
 	pid_t pids[SCALE_MAX_PROCS];
@@ -220,20 +222,31 @@ out:
 
 /*
  * The mover: while told to run, moves @big system -> VRAM -> system ...,
- * recording when each move ran.
+ * recording when each move ran. Where to is read from the object, never
+ * assumed: a move to VRAM of an object already there is a move within
+ * VRAM, which needs room for a second copy and would evict the streamed
+ * objects to find it.
  */
 static int scale_mover(struct scale_ctx *s, const struct vp2p_bo *big)
 {
 	struct scale_shm *sh = s->sh;
-	bool to_vram = true;
+	struct drm_vgem_p2p_obj_info info;
+	bool to_vram;
 	unsigned int n;
 	int ret;
 
 	while (!LOAD(sh->mv_exit)) {
 		if (!LOAD(sh->mv_run)) {
+			STORE(sh->mv_idle, 1);
 			usleep(1000);
 			continue;
 		}
+		ret = vp2p_bo_info(s->b->efd, big, &info);
+		if (ret) {
+			STORE(sh->mv_err, ret);
+			return ret;
+		}
+		to_vram = info.placement == VGEM_P2P_PLACEMENT_SYSTEM;
 		n = LOAD(sh->mv_started);
 		if (n == SCALE_MAX_MOVES) {
 			usleep(1000);
@@ -250,7 +263,6 @@ static int scale_mover(struct scale_ctx *s, const struct vp2p_bo *big)
 			return ret;
 		}
 		STORE(sh->mv_done, n + 1);
-		to_vram = !to_vram;
 	}
 	return 0;
 }
@@ -336,6 +348,27 @@ static void scale_reads(struct scale_ctx *s, uint64_t *reads,
 }
 
 /*
+ * Objects are freed by a worker after their last reference goes: wait
+ * until VRAM holds no more than @used bytes besides what others held at
+ * the start, so that the fillers' holes are holes and nothing dying gets
+ * compacted along.
+ */
+static int scale_wait_vram(struct scale_ctx *s, uint64_t used)
+{
+	struct drm_vgem_p2p_stats st;
+	int ret;
+
+	for (;;) {
+		ret = vp2p_exporter_stats(s->b->efd, &st);
+		if (ret)
+			return bench_fail(ret, "scale: exporter stats");
+		if (st.vram_used <= s->base_used + used)
+			return 0;
+		usleep(1000);
+	}
+}
+
+/*
  * Lay the objects out with a hole of their size between any two: each
  * goes to VRAM (from system memory: where the allocator puts it, the
  * lowest fitting place in an empty VRAM), then a filler of the same size
@@ -372,7 +405,7 @@ static int scale_layout(struct scale_ctx *s, bool first)
 		return bench_fail(ret, "scale: laying out %u objects of %llu KiB",
 				  s->nobjs,
 				  (unsigned long long)(s->obj_size >> 10));
-	return 0;
+	return scale_wait_vram(s, s->nobjs * s->obj_size);
 }
 
 static int scale_obj_moves(struct scale_ctx *s, uint64_t *moves)
@@ -508,6 +541,7 @@ static int scale_map_once(struct bench *b, void *p, uint64_t *t0,
 
 struct scale_map_rep {
 	double idle_med, idle_max, move_med, move_max, move_ns;
+	unsigned int nmoves;		/* the mover's */
 	int64_t idle_cnt[NR_COUNTERS], move_cnt[NR_COUNTERS];
 };
 
@@ -565,6 +599,8 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 	STORE(sh->mv_run, 1);
 	while (!LOAD(sh->mv_started) && !(ret = scale_children_ok(s)))
 		usleep(100);
+	/* From now on the mover writes mv_idle only once told to stop */
+	STORE(sh->mv_idle, 0);
 	for (n = 0; !ret && LOAD(sh->mv_done) < SCALE_MOVES_PER_REP; ) {
 		if (n == SCALE_MAX_SAMPLES) {
 			usleep(1000);
@@ -576,9 +612,9 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 		if (!ret)
 			ret = scale_children_ok(s);
 	}
+	/* it may be in one more move: wait until it has seen the stop */
 	STORE(sh->mv_run, 0);
-	/* the mover may have started one more */
-	while (!ret && LOAD(sh->mv_done) != LOAD(sh->mv_started)) {
+	while (!ret && !LOAD(sh->mv_idle)) {
 		usleep(1000);
 		ret = scale_children_ok(s);
 	}
@@ -610,6 +646,7 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 	out->move_med = scale_median_of(lat, m);
 	out->move_max = scale_max_of(lat, m);
 	out->move_ns = nmv ? bench_median(mv, nmv) : -1;
+	out->nmoves = nmv;
 	return 0;
 }
 
@@ -698,7 +735,7 @@ static int scale_map(struct scale_ctx *s, uint64_t move_size)
 			       (unsigned long long)(move_size / MiB), r + 1);
 		ret = scale_map_rep(s, p, &rep[r]);
 		/* an odd count of moves left it in VRAM: back, off the clock */
-		if (!ret && LOAD(s->sh->mv_done) % 2)
+		if (!ret)
 			ret = vp2p_bo_move(b->efd, &big, VGEM_P2P_MOVE_SYSTEM,
 					   NULL);
 	}
@@ -707,6 +744,16 @@ static int scale_map(struct scale_ctx *s, uint64_t move_size)
 	s->mover = 0;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = bench_fail(-ECHILD, "scale: mover failed");
+	for (r = 0; r < b->reps && !ret; r++) {
+		if (rep[r].move_cnt[CNT_COMPACTIONS] > 0 ||
+		    rep[r].move_cnt[CNT_MOVES] > rep[r].nmoves) {
+			bench_note(b, "scale: repetition %u: the mover's moves compacted (%lld) or moved other objects (%lld moves): map-move includes that",
+				   r + 1,
+				   (long long)rep[r].move_cnt[CNT_COMPACTIONS],
+				   (long long)rep[r].move_cnt[CNT_MOVES]);
+			break;
+		}
+	}
 	if (!ret)
 		scale_map_rows(s, rep);
 out_big:
@@ -777,6 +824,7 @@ int bench_scale(struct bench *b)
 	if (ret)
 		return bench_fail(ret, "scale: exporter stats");
 	avail = st.vram_size - st.vram_used;
+	s.base_used = st.vram_used;
 	/* The objects and their fillers take all of VRAM but a tail. */
 	s.obj_size = avail / (2 * s.nobjs) / BENCH_PAGE * BENCH_PAGE;
 	if (s.obj_size < BENCH_PAGE)
@@ -837,6 +885,9 @@ int bench_scale(struct bench *b)
 		ret = scale_park(&s);
 	if (big.handle)
 		vp2p_bo_close(b->efd, &big);
+	/* its VRAM free before the unrelated object takes its place */
+	if (!ret)
+		ret = scale_wait_vram(&s, s.nobjs * s.obj_size);
 	if (!ret)
 		ret = scale_map(&s, move_size);
 
