@@ -21,8 +21,9 @@
  *    calls the exporter's p2p_map) and deregisters a small VRAM object
  *    again and again, timing each registration; in each repetition first
  *    with nothing else going on (map-idle), then while a forked mover
- *    moves a large object system -> VRAM -> system (map-move, only the
- *    registrations that overlapped a move). Median and max of each
+ *    moves a large object system -> VRAM -> system, with 20 ms between
+ *    moves (map-move, only the registrations that overlapped a move).
+ *    Median and max of each
  *    repetition, and the registrations that completed while a move was
  *    in progress. An exporter that holds a device-wide lock across the
  *    copy stalls the registration for the rest of the move: the max
@@ -51,6 +52,7 @@
 #define SCALE_IDLE_SAMPLES	100
 #define SCALE_MOVES_PER_REP	4	/* to VRAM and back, twice */
 #define SCALE_PACE_US		500	/* between two timed registrations */
+#define SCALE_MOVE_GAP_US	20000	/* between two of the mover's moves */
 #define SCALE_UNRELATED		(64 * 1024)
 
 enum scale_phase { PH_PARK, PH_STREAM, PH_EXIT };
@@ -263,6 +265,13 @@ static int scale_mover(struct scale_ctx *s, const struct vp2p_bo *big)
 			return ret;
 		}
 		STORE(sh->mv_done, n + 1);
+		/*
+		 * A pause, as between two moves of a real driver: back to
+		 * back, a mutex the moves hold would let a waiter in only
+		 * now and then, and "completed inside a move" would mean
+		 * "inside the mover's ioctl, waiting for the lock".
+		 */
+		usleep(SCALE_MOVE_GAP_US);
 	}
 	return 0;
 }
