@@ -13,6 +13,41 @@
 #include "edu_nic_helpers.h"
 #include "vgem_p2p_common.h"
 
+#define TRACING	"/sys/kernel/debug/tracing"
+
+/* The whole of a (small) debugfs or tracefs file, NUL-terminated */
+static inline char *slurp(const char *path)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	igt_assert(buf);
+	fd = open(path, O_RDONLY);
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			igt_assert(buf);
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+static inline void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+}
+
 static inline void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -11,6 +11,8 @@
  *
  * Runs on `multi`, whose edu2 sits on a root port of its own.
  */
+#include <pthread.h>
+
 #include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("Importers of mixed reachability on one object: placement settles, no EBUSY.");
@@ -135,6 +137,138 @@ static void alternate(uint64_t size, unsigned int rounds)
 	free(buf);
 }
 
+/* Wait (for the exporter's free worker) until at most @used bytes of VRAM are in use */
+static bool wait_vram_used(uint64_t used)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (vgem_p2p_stats(vfd).vram_used <= used)
+			return true;
+		msleep(50);
+	}
+	return false;
+}
+
+/*
+ * One importer streaming from an object of its own: register, read it
+ * all by DMA and check it, deregister; again until told to stop. Errors
+ * are kept for the main thread, which alone may fail the test.
+ */
+struct other_stream {
+	int fd;
+	char *p;
+	const char *ref;
+	uint64_t size;
+	bool stop;		/* __atomic */
+	unsigned int rounds;	/* __atomic */
+	unsigned int mismatches;
+	int err;
+};
+
+static void *other_stream_thread(void *arg)
+{
+	struct other_stream *s = arg;
+	char *buf = malloc(s->size);
+
+	if (!buf) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t key;
+		int ret;
+
+		ret = edu_reg_err(s->fd, s->p, s->size, EDU_NIC_ACCESS_READ,
+				  EDU_NIC_REG_MR_PREFETCH, &key);
+		if (ret) {
+			s->err = ret;
+			break;
+		}
+		ret = edu_dma_err(s->fd, key, EDU_NIC_DMA_FROM_MR,
+				  EDU_NIC_MODE_BULK, 0, s->size, buf);
+		if (!ret && memcmp(buf, s->ref, s->size))
+			s->mismatches++;
+		if (!ret)
+			ret = edu_dereg_err(s->fd, key);
+		else
+			edu_dereg_err(s->fd, key);
+		if (ret) {
+			s->err = ret;
+			break;
+		}
+		__atomic_add_fetch(&s->rounds, 1, __ATOMIC_RELEASE);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* The value of "@key=" in a trace line, as printed (a hashed pointer) */
+static bool trace_field(const char *line, const char *key, char *val,
+			size_t len)
+{
+	const char *f = strstr(line, key);
+	size_t n;
+
+	if (!f)
+		return false;
+	f += strlen(key);
+	n = strcspn(f, " \n");
+	if (n >= len)
+		return false;
+	memcpy(val, f, n);
+	val[n] = 0;
+	return true;
+}
+
+/*
+ * In the vgem_p2p trace @text: how many mappings of objects other than
+ * the one of @big_size were both made and released (vgem_p2p_map, then
+ * vgem_p2p_unmap) while that object was being copied, between its
+ * vgem_p2p_move_begin and the vgem_p2p_move or vgem_p2p_evict that ends
+ * the move. *@windows is the number of such moves.
+ */
+static unsigned int maps_during_moves(char *text, uint64_t big_size,
+				      unsigned int *windows)
+{
+	unsigned int done = 0, open = 0;
+	char big[32] = "", bo[32];
+	bool copying = false;
+	char *line, *save;
+
+	*windows = 0;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long size;
+		const char *sz;
+
+		if (!trace_field(line, "bo=", bo, sizeof(bo)))
+			continue;
+		if (strstr(line, "vgem_p2p_move_begin:")) {
+			sz = strstr(line, "size=");
+			if (!sz || sscanf(sz, "size=%llu", &size) != 1 ||
+			    size != big_size)
+				continue;
+			strcpy(big, bo);
+			copying = true;
+			open = 0;
+			(*windows)++;
+		} else if (copying && !strcmp(bo, big) &&
+			   (strstr(line, "vgem_p2p_move:") ||
+			    strstr(line, "vgem_p2p_evict:"))) {
+			copying = false;
+		} else if (copying && strcmp(bo, big)) {
+			if (strstr(line, "vgem_p2p_map:"))
+				open++;
+			else if (strstr(line, "vgem_p2p_unmap:") && open) {
+				open--;
+				done++;
+			}
+		}
+	}
+	return done;
+}
+
 igt_main
 {
 	igt_fixture {
@@ -234,6 +368,183 @@ igt_main
 		gem_close(vfd, h);
 		free(ref);
 		free(buf);
+	}
+
+	igt_describe("Compaction invalidates only the objects it moves: the importer mappings of objects that stay where they are survive it.");
+	igt_subtest("compaction-invalidates-only-movers") {
+		const uint64_t chunk = 4 << 20;
+		struct drm_vgem_p2p_stats st, s1;
+		unsigned int n, i, stayed = 0, moved = 0, ebusy = 0;
+		uint32_t *h, *key, big;
+		uint64_t *off, *inv, *moves;
+		char **p;
+
+		igt_require(wait_vram_used(0));
+		st = vgem_p2p_stats(vfd);
+		n = st.vram_size / chunk;
+		igt_assert(n >= 6);
+		h = calloc(n, sizeof(*h));
+		key = calloc(n, sizeof(*key));
+		off = calloc(n, sizeof(*off));
+		inv = calloc(n, sizeof(*inv));
+		moves = calloc(n, sizeof(*moves));
+		p = calloc(n, sizeof(*p));
+		igt_assert(h && key && off && inv && moves && p);
+
+		/* fill VRAM, each object mirrored p2p by the near importer */
+		for (i = 0; i < n; i++) {
+			struct drm_vgem_p2p_obj_info info;
+
+			h[i] = vgem_p2p_create(vfd, chunk, 0);
+			p[i] = vgem_p2p_mmap(vfd, h[i], chunk,
+					     PROT_READ | PROT_WRITE);
+			fill_sparse(p[i], chunk, 300 + i);
+			key[i] = reg_count_busy(near_fd, p[i], chunk, &ebusy);
+			info = vgem_p2p_info(vfd, h[i]);
+			igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+			off[i] = info.vram_offset;
+		}
+		/*
+		 * Holes of one chunk above objects 0 and 1, which have none
+		 * below them: compaction leaves those two where they are.
+		 */
+		for (i = 2; i < n; i += 2) {
+			igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
+			munmap(p[i], chunk);
+			gem_close(vfd, h[i]);
+			h[i] = 0;
+		}
+		igt_assert(wait_vram_used(st.vram_size - (n - 1) / 2 * chunk));
+		for (i = 0; i < n; i++) {
+			if (!h[i])
+				continue;
+			inv[i] = edu_mr_stats(near_fd, key[i]).stats.invalidations;
+			moves[i] = vgem_p2p_info(vfd, h[i]).moves;
+		}
+
+		/* two chunks fit in no hole: VRAM must be compacted */
+		st = vgem_p2p_stats(vfd);
+		big = vgem_p2p_create(vfd, 2 * chunk, 0);
+		s1 = vgem_p2p_stats(vfd);
+		igt_assert(s1.compactions > st.compactions);
+		igt_assert_eq_u64(s1.evictions, st.evictions);
+
+		for (i = 0; i < n; i++) {
+			struct drm_vgem_p2p_obj_info info;
+			uint64_t inv1;
+
+			if (!h[i])
+				continue;
+			info = vgem_p2p_info(vfd, h[i]);
+			inv1 = edu_mr_stats(near_fd, key[i]).stats.invalidations;
+			igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+			if (info.vram_offset == off[i]) {
+				stayed++;
+				igt_assert_eq_u64(info.moves, moves[i]);
+				igt_assert_f(inv1 == inv[i],
+					     "object %u stayed at %#llx but its importer was invalidated %llu times\n",
+					     i, (unsigned long long)off[i],
+					     (unsigned long long)(inv1 - inv[i]));
+			} else {
+				moved++;
+				igt_assert(info.moves > moves[i]);
+				igt_assert(inv1 > inv[i]);
+			}
+			igt_assert(check_sparse(p[i], chunk, 300 + i));
+		}
+		igt_info("compaction: %u objects stayed, %u moved; %llu invalidations in all\n",
+			 stayed, moved,
+			 (unsigned long long)(s1.invalidations - st.invalidations));
+		igt_assert_lte(2, stayed);
+		igt_assert_lte(1, moved);
+		igt_assert_eq(ebusy, 0);
+
+		gem_close(vfd, big);
+		for (i = 0; i < n; i++) {
+			if (!h[i])
+				continue;
+			igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
+			munmap(p[i], chunk);
+			gem_close(vfd, h[i]);
+		}
+		free(h);
+		free(key);
+		free(off);
+		free(inv);
+		free(moves);
+		free(p);
+	}
+
+	igt_describe("A move copies without the device lock: while a 64 MiB object is copied out of VRAM and back, another importer's mappings of another object are made, DMAed from and released (vgem_p2p tracepoints), its data intact.");
+	igt_subtest("move-stalls-only-its-object") {
+		const uint64_t big_size = 64 << 20, size = 256 << 10;
+		struct other_stream s = { .fd = near_fd, .size = size };
+		unsigned int windows, during, i;
+		struct drm_vgem_p2p_obj_info info;
+		uint32_t big, h;
+		char *pbig, *ref, *text;
+		pthread_t thread;
+		uint64_t moves;
+
+		igt_require(access(TRACING "/events/vgem_p2p/enable", W_OK) == 0);
+		igt_assert(wait_vram_used(0));
+		big = vgem_p2p_create(vfd, big_size, 0);
+		pbig = vgem_p2p_mmap(vfd, big, big_size, PROT_READ | PROT_WRITE);
+		fill_sparse(pbig, big_size, 41);
+		h = vgem_p2p_create(vfd, size, 0);
+		s.p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		ref = malloc(size);
+		igt_assert(ref);
+		edu_fill(ref, size, 42);
+		memcpy(s.p, ref, size);
+		s.ref = ref;
+		info = vgem_p2p_info(vfd, h);
+		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+		moves = info.moves;
+
+		write_file(TRACING "/tracing_on", "0");
+		write_file(TRACING "/trace", "");
+		write_file(TRACING "/events/vgem_p2p/enable", "1");
+		write_file(TRACING "/tracing_on", "1");
+
+		igt_assert_eq(pthread_create(&thread, NULL, other_stream_thread,
+					     &s), 0);
+		/* the other importer is streaming before the first move */
+		for (i = 0; i < 6000 && !__atomic_load_n(&s.rounds,
+							 __ATOMIC_ACQUIRE); i++)
+			msleep(10);
+		vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_SYSTEM, 0);
+		vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_VRAM, 0);
+		__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+		pthread_join(thread, NULL);
+
+		write_file(TRACING "/tracing_on", "0");
+		write_file(TRACING "/events/vgem_p2p/enable", "0");
+		text = slurp(TRACING "/trace");
+		during = maps_during_moves(text, big_size, &windows);
+		free(text);
+		write_file(TRACING "/trace", "");
+		write_file(TRACING "/tracing_on", "1");
+
+		igt_info("%u rounds of the other importer; %u made and released while the %llu MiB object was copying, over %u moves\n",
+			 s.rounds, during,
+			 (unsigned long long)(big_size >> 20), windows);
+		igt_assert_eq(s.err, 0);
+		igt_assert_eq(s.mismatches, 0);
+		igt_assert_lt(0, s.rounds);
+		igt_assert_eq(windows, 2);
+		igt_assert_f(during > 0,
+			     "the other object was never mapped while the large one was copying\n");
+		igt_assert(check_sparse(pbig, big_size, 41));
+		info = vgem_p2p_info(vfd, h);
+		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert_eq_u64(info.moves, moves);
+
+		munmap(s.p, size);
+		munmap(pbig, big_size);
+		gem_close(vfd, h);
+		gem_close(vfd, big);
+		free(ref);
 	}
 
 	igt_fixture {

@@ -6,49 +6,12 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
-#include "edu_nic_helpers.h"
-#include "vgem_p2p_common.h"
+#include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("debugfs and tracepoints of both drivers agree with their ioctls.");
 
 #define RW	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
-#define TRACING	"/sys/kernel/debug/tracing"
-
-/* The whole of a (small) debugfs or tracefs file, NUL-terminated */
-static char *slurp(const char *path)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	ssize_t n;
-	int fd;
-
-	igt_assert(buf);
-	fd = open(path, O_RDONLY);
-	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			igt_assert(buf);
-		}
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
-
-static void write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-
-	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
-	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
-	close(fd);
-}
 
 /* "name value" lines: the value of @name, which must be there */
 static uint64_t field(const char *text, const char *name)

@@ -57,9 +57,10 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 				   bo->base.size, bo->node.start);
 		else
 			seq_printf(m, "%p size %zu system", bo, bo->base.size);
-		seq_printf(m, " flags 0x%x moves %llu pins %u reason %s",
+		seq_printf(m, " flags 0x%x moves %llu pins %u reason %s%s",
 			   bo->flags, bo->moves, bo->pin_count,
-			   vgem_p2p_reason_names[vgem_p2p_placement_reason(bo)]);
+			   vgem_p2p_reason_names[vgem_p2p_placement_reason(bo)],
+			   bo->moving ? " moving" : "");
 		seq_printf(m, " dmabuf attachments %d move_notifies %lld\n",
 			   atomic_read(&bo->nr_attachments),
 			   atomic64_read(&bo->move_notifies));

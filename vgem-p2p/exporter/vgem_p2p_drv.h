@@ -6,21 +6,31 @@
  *
  *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_map)
  *     dma_resv of an object (reservation_ww_class)
- *       vgem_p2p_device.lock           VRAM allocator and all placements
+ *       vgem_p2p_device.lock           VRAM allocator, list of objects
  *         i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
  *           vgem_p2p_object.maps_lock  importer mappings (p2p_unmap)
  *
- * An object's placement changes only with both its dma_resv and the
- * device lock held; reading it needs either. The dma_resv comes first
- * because dma-buf calls us with it held (pin, map_dma_buf) and because
- * dma_buf_move_notify() must be called with it: the object being moved
- * on request (move ioctl, p2p_map, pin, map_dma_buf) is locked by the
- * caller before the device lock. Other objects that eviction and
- * compaction would move are found under the device lock, so, as TTM's
- * eviction does, their dma_resv is only try-locked there; an object
- * whose dma_resv is busy (an importer DMAing from it, say) is skipped as
- * if pinned. The CPU fault handler try-locks too, for the optional return
- * of an evicted object to VRAM.
+ * An object's placement belongs to its dma_resv: it changes only with
+ * the dma_resv held, and whoever uses it to reach the memory (a CPU
+ * fault, p2p_map, map_dma_buf, pin) holds the dma_resv, as TTM's
+ * ttm_bo_vm_reserve() and move paths do. The device lock guards the
+ * allocator, and is held too where a placement is switched, so that
+ * debugfs and OBJ_INFO, which hold only the device lock, read a
+ * consistent placement. The copy of a move runs with only the moving
+ * object's dma_resv held (vgem_p2p_move.c): other objects are mapped,
+ * faulted and moved meanwhile. Functions that move an object are called
+ * with the device lock held and drop it around the copy; a caller must
+ * not rely on what the device lock guards across such a call.
+ *
+ * The dma_resv comes first because dma-buf calls us with it held (pin,
+ * map_dma_buf) and because dma_buf_move_notify() must be called with it:
+ * the object being moved on request (move ioctl, p2p_map, pin,
+ * map_dma_buf, CPU fault) is locked by the caller before the device
+ * lock. Other objects that eviction and compaction would move are found
+ * under the device lock, so, as TTM's eviction does, their dma_resv is
+ * only try-locked there, and a reference taken; an object whose dma_resv
+ * is busy (an importer DMAing from it, or its own move) is skipped as if
+ * pinned.
  *
  * Importers' move_notify callbacks run inside our moves with the dma_resv
  * and the device lock held, and call back into dma_buf_unmap_attachment():
@@ -122,13 +132,11 @@ struct vgem_p2p_device {
 	resource_size_t vram_size;
 
 	/*
-	 * @lock protects the VRAM allocator @mm, @vram_used, the list of
-	 * objects @objects, and the placement of every object of the device
-	 * (vgem_p2p_object.in_vram/node/pages/lost/pin_count). One lock for the
-	 * device keeps moves simple: compaction and eviction move several
-	 * objects at once, and CPU faults and p2p_map must not race with
-	 * any of them. Moving an object also takes its dma_resv, which
-	 * dma-buf importers hold while they DMA (see the top of this file).
+	 * @lock protects the VRAM allocator @mm (whose nodes are coloured
+	 * with enum vgem_p2p_node_color), @vram_used, the list of objects
+	 * @objects, each object's pin_count, reason and moving, and the
+	 * switch of a placement (see the top of this file). It is not held
+	 * while a move copies: placements belong to the objects' dma_resv.
 	 */
 	struct mutex lock;
 	struct drm_mm mm;
@@ -144,21 +152,41 @@ static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)
 	return container_of(drm, struct vgem_p2p_device, drm);
 }
 
+/*
+ * What a node of the VRAM allocator is: only VGEM_P2P_NODE_OBJECT nodes
+ * are embedded in an object (vgem_p2p_object.node). The others are held
+ * by a move in progress, which copies without the device lock: the
+ * destination of a move into VRAM, and the part of a compacted object's
+ * old range that its new one does not cover, which stays allocated until
+ * the copy has read it (TTM's ghost objects keep a moved buffer's old
+ * resource alive in the same way).
+ */
+enum vgem_p2p_node_color {
+	VGEM_P2P_NODE_TRANSIT,
+	VGEM_P2P_NODE_OBJECT,
+};
+
 struct vgem_p2p_object {
 	struct drm_gem_object base;
 	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
 
 	/*
-	 * Placement: changed with the object's dma_resv and the device lock
-	 * held, read under either (see the top of this file). pin_count
-	 * (non-dynamic dma-buf importers) under the device lock.
+	 * Placement: changed with the object's dma_resv held, and switched
+	 * (in_vram, node) with the device lock held too; used under the
+	 * dma_resv, reported under the device lock (see the top of this
+	 * file). pin_count (non-dynamic dma-buf importers) and moving are
+	 * under the device lock.
 	 */
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
-	/* shmem pages when !in_vram; NULL until first used */
+	/*
+	 * shmem pages when !in_vram, NULL until first used; during a move
+	 * to system memory, also while in_vram, as the copy's destination
+	 */
 	struct page **pages;
 	bool lost;			/* contents lost with the device */
 	unsigned int pin_count;		/* dma-buf pins: stays in system */
+	bool moving;			/* a move is copying it */
 	struct list_head link;		/* in vgem_p2p_device.objects */
 	u64 moves;
 	/*

@@ -26,7 +26,8 @@ static atomic_long_t vgem_p2p_pages_pinned = ATOMIC_LONG_INIT(0);
 
 /**
  * vgem_p2p_pages_get - give an object in system memory its pages
- * @bo: the object, not in VRAM
+ * @bo: the object, whose dma_resv the caller holds; not in VRAM, or
+ *	being moved out of it
  *
  * System memory is the object's shmem file, as for vgem and every
  * shmem-backed GEM driver: its pages are allocated on first use (a CPU
@@ -45,7 +46,8 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 	unsigned long npages = vgem_p2p_npages(bo);
 	struct page **pages;
 
-	lockdep_assert_held(&obj_to_vdev(bo)->lock);
+	/* Not the device lock: a move to system memory allocates unlocked */
+	dma_resv_assert_held(bo->base.resv);
 
 	if (bo->pages)
 		return 0;
@@ -190,6 +192,7 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
 					  VGEM_P2P_ALLOC_EVICT, NULL);
 		if (!ret) {
+			bo->node.color = VGEM_P2P_NODE_OBJECT;
 			bo->in_vram = true;
 			memset_io(vdev->bar + bo->node.start, 0, size);
 		} else if (ret == -ENOSPC && may_fall_back) {

@@ -25,13 +25,41 @@ int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	return 0;
 }
 
+/*
+ * The placement belongs to the object's dma_resv, which a move holds
+ * while it copies. Wait for it the way ttm_bo_vm_reserve() does: without
+ * mmap_lock when the fault may be retried, so that other threads of the
+ * process can fault meanwhile.
+ */
+static vm_fault_t vgem_p2p_fault_reserve(struct vgem_p2p_object *bo,
+					 struct vm_fault *vmf)
+{
+	struct dma_resv *resv = bo->base.resv;
+
+	if (dma_resv_trylock(resv))
+		return 0;
+	if (fault_flag_allow_retry_first(vmf->flags)) {
+		if (!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+			/* the vma, and its reference, may go with mmap_lock */
+			drm_gem_object_get(&bo->base);
+			mmap_read_unlock(vmf->vma->vm_mm);
+			if (!dma_resv_lock_interruptible(resv, NULL))
+				dma_resv_unlock(resv);
+			drm_gem_object_put(&bo->base);
+		}
+		return VM_FAULT_RETRY;
+	}
+	if (dma_resv_lock_interruptible(resv, NULL))
+		return VM_FAULT_NOPAGE;
+	return 0;
+}
+
 static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	pgoff_t pgoff = vmf->pgoff - drm_vma_node_start(&bo->base.vma_node);
-	bool resv_locked;
 	vm_fault_t ret;
 	int idx;
 
@@ -40,24 +68,29 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	if (pgoff >= vgem_p2p_npages(bo))
 		return VM_FAULT_SIGBUS;
-	if (!drm_dev_enter(&vdev->drm, &idx))
-		return VM_FAULT_SIGBUS;
+	ret = vgem_p2p_fault_reserve(bo, vmf);
+	if (ret)
+		return ret;
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		ret = VM_FAULT_SIGBUS;
+		goto out_unlock_resv;
+	}
 
 	/*
 	 * An evicted VRAM object comes back on use, if that costs no one
 	 * else their place; not while importers use it through the
-	 * fallback, which would only push it out again. Only if its
-	 * dma_resv is free: this is an optimisation, worth no wait.
+	 * fallback, which would only push it out again. The device lock
+	 * is for that decision only: inserting the pfn needs the dma_resv.
 	 */
-	resv_locked = dma_resv_trylock(bo->base.resv);
-	mutex_lock(&vdev->lock);
-	if (resv_locked && !bo->in_vram &&
-	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
+	if (!bo->in_vram && !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
 	    !READ_ONCE(bo->nr_fallback_maps) &&
-	    !atomic_read(&bo->dmabuf_system_maps) && !bo->pin_count &&
-	    !vgem_p2p_held_in_system(bo) &&
-	    !vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
-		bo->reason = VGEM_P2P_REASON_RETURNED;
+	    !atomic_read(&bo->dmabuf_system_maps)) {
+		mutex_lock(&vdev->lock);
+		if (!bo->pin_count && !vgem_p2p_held_in_system(bo) &&
+		    !vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
+			bo->reason = VGEM_P2P_REASON_RETURNED;
+		mutex_unlock(&vdev->lock);
+	}
 
 	if (bo->in_vram) {
 		unsigned long pfn = PHYS_PFN(vdev->bar_phys + bo->node.start) +
@@ -75,11 +108,9 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		      vmf_insert_pfn(vma, vmf->address,
 				     page_to_pfn(bo->pages[pgoff]));
 	}
-	mutex_unlock(&vdev->lock);
-	if (resv_locked)
-		dma_resv_unlock(bo->base.resv);
-
 	drm_dev_exit(idx);
+out_unlock_resv:
+	dma_resv_unlock(bo->base.resv);
 	return ret;
 }
 

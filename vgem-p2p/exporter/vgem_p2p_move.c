@@ -3,29 +3,39 @@
  * Moving objects: forced moves (DRM_IOCTL_VGEM_P2P_MOVE), compaction of
  * fragmented VRAM, eviction to system memory and the way back.
  *
- * Every move follows the same steps, under the object's dma_resv and the
- * device lock (see vgem_p2p_drv.h for the order, and why eviction and
- * compaction only try-lock the dma_resv of the objects they move):
- *  1. invalidate: zap the object's range in every CPU mapping of the
- *     device file. That fires the mmu notifiers of every process mapping
- *     it, and importers release their p2p mappings (p2p_unmap) from their
- *     callbacks, before unmap_mapping_range() returns. Then tell the
- *     dynamic importers of its dma-buf (dma_buf_move_notify()), which
- *     drop their mappings and map again, under the dma_resv, after the
- *     move. CPU faults, new p2p_map and map_dma_buf calls wait for the
- *     device lock, so after this step nobody can reach the old location;
- *  2. copy the contents to the new location;
- *  3. switch the placement;
- *  4. poison the old VRAM location.
+ * Every move follows the same steps (see vgem_p2p_drv.h for the lock
+ * order, and why eviction and compaction only try-lock the dma_resv of
+ * the objects they move):
+ *  1. with the object's dma_resv and the device lock held: choose and
+ *     allocate the new place, then invalidate: zap the object's range in
+ *     every CPU mapping of the device file. That fires the mmu notifiers
+ *     of every process mapping it, and importers release their p2p
+ *     mappings (p2p_unmap) from their callbacks, before
+ *     unmap_mapping_range() returns. Then tell the dynamic importers of
+ *     its dma-buf (dma_buf_move_notify()), which drop their mappings and
+ *     map again, under the dma_resv, after the move;
+ *  2. with only the dma_resv held, copy the contents. CPU faults, new
+ *     p2p_map and map_dma_buf calls on this object wait for its dma_resv,
+ *     so nobody reaches either place meanwhile; those on other objects
+ *     go on. Both places stay allocated, so nothing else is put there;
+ *  3. with the device lock taken again, switch the placement, free the
+ *     old place and poison it.
+ * As in TTM, whose moves copy under the buffer's reservation and take
+ * the LRU lock only to update lists, the device lock is never held
+ * across a copy: a 64 MiB move stalls no other object.
  */
 #include <linux/highmem.h>
 #include <linux/io.h>
+#include <linux/sched.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
+
+/* The "from" or "to" of a move that is in system memory */
+#define VGEM_P2P_NOWHERE	(~0ull)
 
 void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
 {
@@ -51,20 +61,56 @@ void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
 }
 
 /*
- * Lock an object that eviction or compaction would move for somebody
- * else. @self is the object the caller moves, whose dma_resv it holds.
+ * Step 2 of a move: let go of the device lock for the copy. The object's
+ * dma_resv, held throughout, keeps everyone who would use its placement
+ * out; @moving shows the copy in debugfs.
+ */
+static void vgem_p2p_copy_begin(struct vgem_p2p_object *bo, u64 from, u64 to)
+	__releases(&obj_to_vdev(bo)->lock)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
+
+	bo->moving = true;
+	trace_vgem_p2p_move_begin(bo, from, to);
+	mutex_unlock(&vdev->lock);
+}
+
+static void vgem_p2p_copy_end(struct vgem_p2p_object *bo)
+	__acquires(&obj_to_vdev(bo)->lock)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	mutex_lock(&vdev->lock);
+	bo->moving = false;
+}
+
+/*
+ * Lock and reference an object that eviction or compaction would move for
+ * somebody else. @self is the object the caller moves, whose dma_resv it
+ * holds. The reference keeps the object alive while the device lock is
+ * dropped for its copy; a dying one (no references left) is skipped.
  */
 static bool vgem_p2p_trylock_other(struct vgem_p2p_object *bo,
 				   struct vgem_p2p_object *self)
 {
-	return bo == self || dma_resv_trylock(bo->base.resv);
+	if (!kref_get_unless_zero(&bo->base.refcount))
+		return false;
+	if (bo == self || dma_resv_trylock(bo->base.resv))
+		return true;
+	drm_gem_object_put(&bo->base);
+	return false;
 }
 
+/* The last reference may go here: the free is queued, not done inline */
 static void vgem_p2p_unlock_other(struct vgem_p2p_object *bo,
 				  struct vgem_p2p_object *self)
 {
 	if (bo != self)
 		dma_resv_unlock(bo->base.resv);
+	drm_gem_object_put(&bo->base);
 }
 
 static void vgem_p2p_moved(struct vgem_p2p_object *bo, u64 bytes)
@@ -76,34 +122,32 @@ static void vgem_p2p_moved(struct vgem_p2p_object *bo, u64 bytes)
 	atomic64_add(bytes, &vdev->stats.bytes_copied);
 }
 
-/* Copy VRAM to VRAM through a bounce page; forward, so dst <= src is safe */
-static int vgem_p2p_copy_vram(struct vgem_p2p_device *vdev, u64 dst, u64 src,
-			      u64 size)
+/*
+ * Copy VRAM to VRAM through a page-sized @bounce; forward, so dst <= src
+ * is safe. Long copies run without the device lock, and the kernel may
+ * not preempt: give the CPU up now and then.
+ */
+static void vgem_p2p_copy_vram(struct vgem_p2p_device *vdev, void *bounce,
+			       u64 dst, u64 src, u64 size)
 {
-	void *bounce;
 	u64 done;
 
-	if (dst == src)
-		return 0;
 	if (WARN_ON(dst > src && dst < src + size))
-		return -EINVAL;
-	bounce = (void *)__get_free_page(GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
+		return;
 	for (done = 0; done < size; done += PAGE_SIZE) {
 		memcpy_fromio(bounce, vdev->bar + src + done, PAGE_SIZE);
 		memcpy_toio(vdev->bar + dst + done, bounce, PAGE_SIZE);
+		cond_resched();
 	}
-	free_page((unsigned long)bounce);
-	return 0;
 }
 
 /**
  * vgem_p2p_move_to_system - evict an object from VRAM
- * @bo: the object
+ * @bo: the object, whose dma_resv the caller holds
  *
  * Also gives an object already in system memory its pages, if it has
- * none yet: callers want to use them.
+ * none yet: callers want to use them. Called with the device lock held;
+ * drops it while copying.
  *
  * Return: 0 (also when already in system memory), -ENOMEM, or -ENODEV
  * if the contents were lost with the device.
@@ -116,20 +160,27 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
 
-	/* In VRAM, the shmem file is empty: this allocates the pages */
-	ret = vgem_p2p_pages_get(bo);
-	if (ret || !bo->in_vram)
-		return ret;
+	if (!bo->in_vram)
+		return vgem_p2p_pages_get(bo);
 
 	vgem_p2p_invalidate(bo);
 	offset = bo->node.start;
-	for (i = 0; i < npages; i++) {
+	vgem_p2p_copy_begin(bo, offset, VGEM_P2P_NOWHERE);
+	/* In VRAM, the shmem file is empty: this allocates the pages */
+	ret = vgem_p2p_pages_get(bo);
+	for (i = 0; !ret && i < npages; i++) {
 		void *dst = kmap_local_page(bo->pages[i]);
 
 		memcpy_fromio(dst, vdev->bar + offset + i * PAGE_SIZE, PAGE_SIZE);
 		kunmap_local(dst);
+		cond_resched();
 	}
+	vgem_p2p_copy_end(bo);
+	if (ret)
+		return ret;
+
 	bo->in_vram = false;
 	vgem_p2p_vram_free(vdev, &bo->node);
 	vgem_p2p_vram_poison(vdev, offset, bo->base.size);
@@ -140,7 +191,7 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 	return 0;
 }
 
-/* From system memory into an allocated @node; none used yet means zeroes */
+/* From system memory into @node; none used yet means zeroes */
 static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
 			       struct drm_mm_node *node)
 {
@@ -157,65 +208,86 @@ static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
 		memcpy_toio(vdev->bar + node->start + i * PAGE_SIZE, src,
 			    PAGE_SIZE);
 		kunmap_local(src);
+		cond_resched();
 	}
-	vgem_p2p_pages_release(bo);
 }
 
 /**
  * vgem_p2p_move_to_vram - move an object into VRAM, or within it
- * @bo: the object
+ * @bo: the object, whose dma_resv the caller holds
  * @offset: VRAM offset to move to, or -1 for anywhere else
  * @policy: whether other objects may be compacted/evicted to make room
  *
+ * Called with the device lock held; drops it while copying, and while
+ * compaction and eviction copy other objects.
+ *
  * Return: 0; -ENOSPC without room; -EBUSY if @offset is taken; -EINVAL if
- * pinned for a dma-buf.
+ * pinned for a dma-buf; -ENOMEM.
  */
 int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 			  enum vgem_p2p_alloc policy)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct drm_mm_node node = {};
-	u64 old = 0;
+	void *bounce = NULL;
+	u64 from;
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
 
 	if (bo->pin_count)
 		return -EINVAL;
+	/* before anything is invalidated: a failed move costs no one */
+	if (bo->in_vram) {
+		bounce = (void *)__get_free_page(GFP_KERNEL);
+		if (!bounce)
+			return -ENOMEM;
+	}
 
 	if (offset >= 0) {
 		node.start = offset;
 		node.size = bo->base.size;
+		node.color = VGEM_P2P_NODE_TRANSIT;
 		ret = drm_mm_reserve_node(&vdev->mm, &node);
-		if (ret)
-			return ret == -ENOSPC ? -EBUSY : ret;
+		if (ret) {
+			ret = ret == -ENOSPC ? -EBUSY : ret;
+			goto out_free_bounce;
+		}
 		vdev->vram_used += node.size;
 	} else {
 		ret = vgem_p2p_vram_alloc(vdev, &node, bo->base.size, policy, bo);
 		if (ret)
-			return ret;
+			goto out_free_bounce;
 	}
 
 	/* Compaction may have moved us: read the old place only now */
+	from = bo->in_vram ? bo->node.start : VGEM_P2P_NOWHERE;
 	vgem_p2p_invalidate(bo);
-	if (bo->in_vram) {
-		old = bo->node.start;
-		ret = vgem_p2p_copy_vram(vdev, node.start, old, bo->base.size);
-		if (ret) {
-			vgem_p2p_vram_free(vdev, &node);
-			return ret;
-		}
-		vgem_p2p_vram_free(vdev, &bo->node);
-	} else {
-		vgem_p2p_fill_vram(bo, &node);
-	}
-	drm_mm_replace_node(&node, &bo->node);
+	vgem_p2p_copy_begin(bo, from, node.start);
 	if (bo->in_vram)
-		vgem_p2p_vram_poison(vdev, old, bo->base.size);
-	trace_vgem_p2p_move(bo, bo->in_vram ? old : ~0ull, bo->node.start);
+		vgem_p2p_copy_vram(vdev, bounce, node.start, from,
+				   bo->base.size);
+	else
+		vgem_p2p_fill_vram(bo, &node);
+	vgem_p2p_copy_end(bo);
+
+	if (bo->in_vram)
+		vgem_p2p_vram_free(vdev, &bo->node);
+	else
+		vgem_p2p_pages_release(bo);
+	drm_mm_replace_node(&node, &bo->node);
+	bo->node.color = VGEM_P2P_NODE_OBJECT;
+	if (bo->in_vram)
+		vgem_p2p_vram_poison(vdev, from, bo->base.size);
+	trace_vgem_p2p_move(bo, from, bo->node.start);
 	bo->in_vram = true;
 	vgem_p2p_moved(bo, bo->base.size);
-	return 0;
+	ret = 0;
+out_free_bounce:
+	if (bounce)
+		free_page((unsigned long)bounce);
+	return ret;
 }
 
 /*
@@ -233,19 +305,28 @@ static void vgem_p2p_node_restore(struct vgem_p2p_device *vdev,
 	WARN_ON(drm_mm_reserve_node(&vdev->mm, node));
 }
 
-/* Slide one object down to the lowest hole below its end */
+/*
+ * Slide one object down to the lowest hole below its end. Only an object
+ * that moves is invalidated: one that stays keeps its importers' and the
+ * CPU's mappings. Choosing the place before invalidating is safe: the
+ * allocator is ours alone under the device lock, and the contents stay
+ * at @old until the copy, which runs without the device lock.
+ */
 static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
-				 struct vgem_p2p_object *bo)
+				 struct vgem_p2p_object *bo, void *bounce)
 {
-	struct drm_mm_node *node = &bo->node;
+	struct drm_mm_node *node = &bo->node, ghost = {};
 	u64 old = node->start, size = node->size;
-	u64 new;
+	u64 new, ghost_start;
 	int ret;
 
-	vgem_p2p_invalidate(bo);
+	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->base.resv);
+
 	drm_mm_remove_node(node);
-	ret = drm_mm_insert_node_in_range(&vdev->mm, node, size, PAGE_SIZE, 0,
-					  0, old + size, DRM_MM_INSERT_LOW);
+	ret = drm_mm_insert_node_in_range(&vdev->mm, node, size, PAGE_SIZE,
+					  VGEM_P2P_NODE_OBJECT, 0, old + size,
+					  DRM_MM_INSERT_LOW);
 	/* Its own place is free, so this cannot fail */
 	if (WARN_ON(ret)) {
 		vgem_p2p_node_restore(vdev, node, old, size);
@@ -254,18 +335,53 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 	new = node->start;
 	if (new == old)
 		return;
-	if (vgem_p2p_copy_vram(vdev, new, old, size)) {
-		/* out of memory for the bounce page: put it back */
-		drm_mm_remove_node(node);
-		vgem_p2p_node_restore(vdev, node, old, size);
-		return;
-	}
-	if (new + size <= old)
-		vgem_p2p_vram_poison(vdev, old, size);
-	else
-		vgem_p2p_vram_poison(vdev, new + size, old - new);
+
+	/* What the new place does not cover is read until the copy ends */
+	ghost_start = max(old, new + size);
+	ghost.color = VGEM_P2P_NODE_TRANSIT;
+	vgem_p2p_node_restore(vdev, &ghost, ghost_start,
+			      old + size - ghost_start);
+	vdev->vram_used += ghost.size;
+
+	vgem_p2p_invalidate(bo);
+	vgem_p2p_copy_begin(bo, old, new);
+	vgem_p2p_copy_vram(vdev, bounce, new, old, size);
+	vgem_p2p_copy_end(bo);
+
+	vgem_p2p_vram_poison(vdev, ghost.start, ghost.size);
+	vgem_p2p_vram_free(vdev, &ghost);
 	vgem_p2p_moved(bo, size);
 	trace_vgem_p2p_move(bo, old, new);
+}
+
+/*
+ * The lowest object at or above *@cursor that compaction may move, locked
+ * and referenced; *@cursor goes past it. Looked up afresh each time: the
+ * device lock is dropped while an object is copied, and the allocator
+ * may change meanwhile.
+ */
+static struct vgem_p2p_object *
+vgem_p2p_compact_next(struct vgem_p2p_device *vdev, u64 *cursor,
+		      struct vgem_p2p_object *self)
+{
+	struct drm_mm_node *node;
+
+	lockdep_assert_held(&vdev->lock);
+
+	drm_mm_for_each_node_in_range(node, &vdev->mm, *cursor,
+				      vdev->vram_size) {
+		struct vgem_p2p_object *bo;
+
+		if (node->start < *cursor)
+			continue;
+		*cursor = node->start + node->size;
+		if (node->color != VGEM_P2P_NODE_OBJECT)
+			continue;
+		bo = container_of(node, struct vgem_p2p_object, node);
+		if (!bo->pin_count && vgem_p2p_trylock_other(bo, self))
+			return bo;
+	}
+	return NULL;
 }
 
 /**
@@ -276,25 +392,28 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
  * Walks the objects in address order. Each is taken out of the allocator
  * and put back at the lowest hole that fits it, which is never above its
  * old place: so the copy runs forward, and overlap is harmless. Pinned
- * objects, and those whose dma_resv is busy, stay where they are.
+ * objects, and those whose dma_resv is busy, stay where they are; only
+ * objects that move are invalidated. Called with the device lock held;
+ * drops it while each object is copied.
  */
 void vgem_p2p_compact(struct vgem_p2p_device *vdev,
 		      struct vgem_p2p_object *self)
 {
-	struct drm_mm_node *node, *next;
+	struct vgem_p2p_object *bo;
+	u64 cursor = 0;
+	void *bounce;
 
 	lockdep_assert_held(&vdev->lock);
 
+	bounce = (void *)__get_free_page(GFP_KERNEL);
+	if (!bounce)
+		return;
 	atomic64_inc(&vdev->stats.compactions);
-	drm_mm_for_each_node_safe(node, next, &vdev->mm) {
-		struct vgem_p2p_object *bo =
-			container_of(node, struct vgem_p2p_object, node);
-
-		if (bo->pin_count || !vgem_p2p_trylock_other(bo, self))
-			continue;
-		vgem_p2p_compact_one(vdev, bo);
+	while ((bo = vgem_p2p_compact_next(vdev, &cursor, self))) {
+		vgem_p2p_compact_one(vdev, bo, bounce);
 		vgem_p2p_unlock_other(bo, self);
 	}
+	free_page((unsigned long)bounce);
 }
 
 /* Dying: its free is queued behind our lock; take the VRAM back, no copy */
@@ -314,6 +433,8 @@ static void vgem_p2p_drop_dying(struct vgem_p2p_device *vdev,
  * @self: an object not to evict, whose dma_resv the caller may hold, or
  *	NULL
  *
+ * Called with the device lock held; drops it while copying.
+ *
  * Return: 0 if one was evicted, -ENOSPC if none could be.
  */
 int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
@@ -332,16 +453,21 @@ int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 			vgem_p2p_drop_dying(vdev, bo);
 			return 0;
 		}
-		if (!dma_resv_trylock(bo->base.resv))
+		if (!vgem_p2p_trylock_other(bo, self))
 			continue;
 		ret = vgem_p2p_move_to_system(bo);
-		dma_resv_unlock(bo->base.resv);
-		if (ret)
-			continue;
-		bo->reason = VGEM_P2P_REASON_EVICTED;
-		/* evicted: to the end of the line */
-		list_move_tail(&bo->link, &vdev->objects);
-		return 0;
+		if (!ret) {
+			bo->reason = VGEM_P2P_REASON_EVICTED;
+			/* evicted: to the end of the line */
+			list_move_tail(&bo->link, &vdev->objects);
+		}
+		/*
+		 * Even if that was its last reference, @bo stays on the list
+		 * until its free worker gets the device lock: the walk goes on.
+		 */
+		vgem_p2p_unlock_other(bo, self);
+		if (!ret)
+			return 0;
 	}
 	return -ENOSPC;
 }

@@ -50,7 +50,7 @@ DEFINE_EVENT(vgem_p2p_mapping_class, vgem_p2p_unmap,
 	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_mapping *map),
 	TP_ARGS(bo, map));
 
-TRACE_EVENT(vgem_p2p_move,
+DECLARE_EVENT_CLASS(vgem_p2p_move_class,
 	TP_PROTO(struct vgem_p2p_object *bo, u64 from, u64 to),
 	TP_ARGS(bo, from, to),
 	TP_STRUCT__entry(
@@ -68,6 +68,16 @@ TRACE_EVENT(vgem_p2p_move,
 	TP_printk("bo=%p size=%llu vram 0x%llx -> 0x%llx (~0: system)",
 		  __entry->bo, __entry->size, __entry->from, __entry->to)
 );
+
+/* A move starts copying, without the device lock (vgem_p2p_move.c) */
+DEFINE_EVENT(vgem_p2p_move_class, vgem_p2p_move_begin,
+	TP_PROTO(struct vgem_p2p_object *bo, u64 from, u64 to),
+	TP_ARGS(bo, from, to));
+
+/* A move into or within VRAM is done (vgem_p2p_evict: out of it) */
+DEFINE_EVENT(vgem_p2p_move_class, vgem_p2p_move,
+	TP_PROTO(struct vgem_p2p_object *bo, u64 from, u64 to),
+	TP_ARGS(bo, from, to));
 
 TRACE_EVENT(vgem_p2p_evict,
 	TP_PROTO(struct vgem_p2p_object *bo, u64 from),

@@ -27,7 +27,9 @@ static int vgem_p2p_vram_insert(struct vgem_p2p_device *vdev,
 {
 	int ret;
 
-	ret = drm_mm_insert_node_generic(&vdev->mm, node, size, PAGE_SIZE, 0,
+	/* The caller's until it is an object's (enum vgem_p2p_node_color) */
+	ret = drm_mm_insert_node_generic(&vdev->mm, node, size, PAGE_SIZE,
+					 VGEM_P2P_NODE_TRANSIT,
 					 DRM_MM_INSERT_BEST);
 	if (!ret)
 		vdev->vram_used += size;
@@ -42,6 +44,9 @@ static int vgem_p2p_vram_insert(struct vgem_p2p_device *vdev,
  * @policy: whether other objects may be evicted
  * @self: the object the VRAM is for, which must not be evicted for
  *	itself, or NULL; the caller holds its dma_resv
+ *
+ * Called with the device lock held. Compaction and eviction drop it while
+ * they copy other objects, so the allocator may change meanwhile.
  *
  * Return: 0, or -ENOSPC.
  */
