@@ -552,6 +552,14 @@ struct scale_map_rep {
 	double idle_med, idle_max, move_med, move_max, move_ns;
 	unsigned int nmoves;		/* the mover's */
 	int64_t idle_cnt[NR_COUNTERS], move_cnt[NR_COUNTERS];
+	/*
+	 * The slowest registration during moves, against the last move
+	 * that began before it returned: ms from that move's start to the
+	 * registration's, from the move's end to its return; the moves it
+	 * overlapped.
+	 */
+	double slow_ns, slow_start_ms, slow_end_ms, slow_move_ms;
+	unsigned int slow_over;
 };
 
 static double scale_max_of(const double *v, unsigned int n)
@@ -634,20 +642,33 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 	nmv = LOAD(sh->mv_done);
 	for (i = 0; i < nmv; i++)
 		mv[i] = LOAD(sh->mv_t1[i]) - LOAD(sh->mv_t0[i]);
+	out->slow_ns = -1;
 	for (i = 0, m = 0; i < n; i++) {
-		unsigned int j;
-		bool over = false;
+		unsigned int j, nover = 0, last = 0;
 
 		for (j = 0; j < nmv; j++) {
 			uint64_t a = LOAD(sh->mv_t0[j]), z = LOAD(sh->mv_t1[j]);
 
 			if (st0[i] < z && st1[i] > a)
-				over = true;
+				nover++;
 			if (st1[i] > a && st1[i] < z)
 				inside++;
+			if (a < st1[i])
+				last = j;
 		}
-		if (over)
-			lat[m++] = st1[i] - st0[i];
+		if (!nover)
+			continue;
+		lat[m++] = st1[i] - st0[i];
+		if (lat[m - 1] > out->slow_ns) {
+			double a = LOAD(sh->mv_t0[last]);
+			double z = LOAD(sh->mv_t1[last]);
+
+			out->slow_ns = lat[m - 1];
+			out->slow_start_ms = (st0[i] - a) / 1e6;
+			out->slow_end_ms = (st1[i] - z) / 1e6;
+			out->slow_move_ms = (z - a) / 1e6;
+			out->slow_over = nover;
+		}
 	}
 	scale_delta(&s0, &s1, out->move_cnt);
 	out->move_cnt[CNT_TIMED_REGS] = m;
@@ -702,7 +723,7 @@ static int scale_map(struct scale_ctx *s, uint64_t move_size)
 	struct vp2p_bo small, big;
 	int status, ret;
 	void *p = NULL;
-	unsigned int r;
+	unsigned int r, i;
 
 	rep = calloc(b->reps, sizeof(*rep));
 	if (!rep)
@@ -753,6 +774,15 @@ static int scale_map(struct scale_ctx *s, uint64_t move_size)
 	s->mover = 0;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = bench_fail(-ECHILD, "scale: mover failed");
+	/* Where the slowest of them all waited, for whoever reads the max */
+	for (r = 0, i = 0; r < b->reps && !ret; r++)
+		if (rep[r].slow_ns > rep[i].slow_ns)
+			i = r;
+	if (!ret && rep[i].slow_ns > 0)
+		bench_note(b, "scale: slowest registration during moves: %.1f ms (rep %u, over %u moves); began %+.1f ms from the start of the last move begun before it returned, returned %+.1f ms from its end (move: %.1f ms)",
+			   rep[i].slow_ns / 1e6, i + 1, rep[i].slow_over,
+			   rep[i].slow_start_ms, rep[i].slow_end_ms,
+			   rep[i].slow_move_ms);
 	for (r = 0; r < b->reps && !ret; r++) {
 		if (rep[r].move_cnt[CNT_COMPACTIONS] > 0 ||
 		    rep[r].move_cnt[CNT_MOVES] > rep[r].nmoves) {
