@@ -82,6 +82,7 @@ struct scale_shm {
 	unsigned int mv_done;
 	uint64_t mv_t0[SCALE_MAX_MOVES];
 	uint64_t mv_t1[SCALE_MAX_MOVES];
+	int mv_to_vram[SCALE_MAX_MOVES];
 };
 
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
@@ -254,6 +255,7 @@ static int scale_mover(struct scale_ctx *s, const struct vp2p_bo *big)
 			usleep(1000);
 			continue;
 		}
+		STORE(sh->mv_to_vram[n], to_vram);
 		STORE(sh->mv_t0[n], bench_now_ns());
 		STORE(sh->mv_started, n + 1);
 		ret = vp2p_bo_move(s->b->efd, big, to_vram ?
@@ -560,6 +562,7 @@ struct scale_map_rep {
 	 */
 	double slow_ns, slow_start_ms, slow_end_ms, slow_move_ms;
 	unsigned int slow_over;
+	bool slow_to_vram;
 };
 
 static double scale_max_of(const double *v, unsigned int n)
@@ -668,6 +671,7 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 			out->slow_end_ms = (st1[i] - z) / 1e6;
 			out->slow_move_ms = (z - a) / 1e6;
 			out->slow_over = nover;
+			out->slow_to_vram = LOAD(sh->mv_to_vram[last]);
 		}
 	}
 	scale_delta(&s0, &s1, out->move_cnt);
@@ -779,9 +783,10 @@ static int scale_map(struct scale_ctx *s, uint64_t move_size)
 		if (rep[r].slow_ns > rep[i].slow_ns)
 			i = r;
 	if (!ret && rep[i].slow_ns > 0)
-		bench_note(b, "scale: slowest registration during moves: %.1f ms (rep %u, over %u moves); began %+.1f ms from the start of the last move begun before it returned, returned %+.1f ms from its end (move: %.1f ms)",
+		bench_note(b, "scale: slowest registration during moves: %.1f ms (rep %u, over %u moves); began %+.1f ms from the start of the last move begun before it returned, returned %+.1f ms from its end (move to %s: %.1f ms)",
 			   rep[i].slow_ns / 1e6, i + 1, rep[i].slow_over,
 			   rep[i].slow_start_ms, rep[i].slow_end_ms,
+			   rep[i].slow_to_vram ? "VRAM" : "system",
 			   rep[i].slow_move_ms);
 	for (r = 0; r < b->reps && !ret; r++) {
 		if (rep[r].move_cnt[CNT_COMPACTIONS] > 0 ||
