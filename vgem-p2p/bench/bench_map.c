@@ -149,9 +149,13 @@ static int map_size(struct bench *b, uint64_t size)
 		goto out_free;
 	for (r = 0; r < b->reps; r++) {
 		for (c = 0; c < NR_MC; c++) {
+			int ifd;
+
 			if (!m.p[c])
 				continue;
+			ifd = c >= MC_TTM_VRAM ? bench_ttm_begin(b) : b->ifd;
 			ret = map_once(b, m.p[c], size, &ns[c][r], cnt[c][r]);
+			bench_ttm_end(b, ifd);
 			if (ret) {
 				bench_fail(ret, "map: %s, %llu bytes",
 					   map_case_names[c],
