@@ -238,8 +238,9 @@ int bench_map(struct bench *b)
 	/*
 	 * A size VRAM cannot hold measures anon alone, which says nothing:
 	 * stop at the largest power of two VRAM holds instead (with a
-	 * 256 MiB BAR, 128 MiB of its 192 MiB of VRAM), as an extra point
-	 * if it is not a power of 4.
+	 * 256 MiB BAR, 128 MiB of its 192 MiB of VRAM; vp2p bench's 1 GiB
+	 * BAR holds all 256 MiB), as an extra point if it is not a power
+	 * of 4.
 	 */
 	if (top > b->vinfo.vram_size && b->vinfo.vram_size >= BENCH_PAGE) {
 		top = BENCH_PAGE;
