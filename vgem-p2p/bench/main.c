@@ -152,6 +152,9 @@ static void usage(FILE *f)
 		"      --revoke-max SIZE  largest object of 'revoke' and 'dmabuf' (64M)\n"
 		"      --regs N         most registrations of 'revoke' (8)\n"
 		"      --stream SIZE    bytes of 'stream' (64M)\n"
+		"      --ttm-importer N  the TTM exporter's cases register with\n"
+		"                       /dev/edu_nicN (0), the importer that\n"
+		"                       reaches bochs-display p2p\n"
 		"      --full           devmem to 64M, 7 repetitions\n"
 		"  -o, --out DIR        write the result files there\n"
 		"  -q, --quiet          no progress on stderr\n"
@@ -204,7 +207,7 @@ static int parse_benches(const char *s, unsigned int *which)
 }
 
 enum { OPT_MAP_MAX = 256, OPT_DEVMEM_MAX, OPT_REVOKE_MAX, OPT_REGS,
-       OPT_STREAM, OPT_FULL };
+       OPT_STREAM, OPT_FULL, OPT_TTM_IMPORTER };
 
 static const struct option long_opts[] = {
 	{ "bench", required_argument, NULL, 'b' },
@@ -215,6 +218,7 @@ static const struct option long_opts[] = {
 	{ "regs", required_argument, NULL, OPT_REGS },
 	{ "stream", required_argument, NULL, OPT_STREAM },
 	{ "full", no_argument, NULL, OPT_FULL },
+	{ "ttm-importer", required_argument, NULL, OPT_TTM_IMPORTER },
 	{ "out", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -257,6 +261,11 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			if (b->max_regs < 1 || b->max_regs > 64)
 				return -EINVAL;
 			break;
+		case OPT_TTM_IMPORTER:
+			b->ttm_importer = atoi(optarg);
+			if (b->ttm_importer < 0 || b->ttm_importer > 15)
+				return -EINVAL;
+			break;
 		case OPT_FULL:
 			b->devmem_max = 64 * MiB;
 			b->reps = 7;
@@ -290,8 +299,18 @@ static int open_devices(struct bench *b)
 	if (b->ifd < 0)
 		return bench_fail(b->ifd, "/dev/edu_nic0 (module loaded?)");
 	/* Optional: the TTM cases run where there is a bochs-display */
-	if (bench_ttm_open(b))
+	if (bench_ttm_open(b)) {
 		bench_note(b, "no bochs card: the TTM exporter's cases are skipped");
+	} else if (b->ttm_importer) {
+		b->tfd = vp2p_importer_open(b->ttm_importer);
+		if (b->tfd < 0)
+			return bench_fail(b->tfd, "/dev/edu_nic%d (--ttm-importer)",
+					  b->ttm_importer);
+		bench_note(b, "ttm-*: registered with edu_nic%d, the importer beside bochs-display",
+			   b->ttm_importer);
+	}
+	if (b->tfd < 0)
+		b->tfd = b->ifd;
 	ret = vp2p_exporter_stats(b->efd, &b->vinfo);
 	if (ret)
 		return bench_fail(ret, "exporter stats");
@@ -310,6 +329,7 @@ int main(int argc, char **argv)
 		.which = (1u << NR_BENCHES) - 1,
 		.efd = -1,
 		.ifd = -1,
+		.tfd = -1,
 		.bfd = -1,
 	};
 	const char *outdir = NULL;
@@ -338,6 +358,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (b.bfd >= 0)
 		close(b.bfd);
+	if (b.tfd != b.ifd)
+		close(b.tfd);
 	close(b.ifd);
 	close(b.efd);
 	return 0;

@@ -457,6 +457,7 @@ static struct json_object *json_row(const struct bench_row *r)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *cnt = json_object_new_object();
+	struct json_object *reps;
 	unsigned int c;
 
 	add(o, "bench", json_object_new_string(bench_names[r->bench]));
@@ -481,6 +482,11 @@ static struct json_object *json_row(const struct bench_row *r)
 	add(o, "paired_ratio_iqr", r->ratio > 0 ?
 	    json_fmt(r->paired_q3 - r->paired_q1, "%.4f") : NULL);
 	add(o, "move_ns", json_fmt(r->move_ns, "%.0f"));
+	/* Each repetition's time, in order: the spread behind the median */
+	reps = json_object_new_array();
+	for (c = 0; c < r->reps; c++)
+		json_object_array_add(reps, json_fmt(r->rep_ns[c], "%.0f"));
+	add(o, "rep_ns", reps);
 	/* NULL is JSON's null: the counter says nothing about the case */
 	for (c = 0; c < NR_COUNTERS; c++)
 		add(cnt, bench_counter_names[c], r->cnt[c] >= 0 ?
