@@ -13,6 +13,8 @@
 # checks for, through the bus numbers they produce in the guest.
 
 VP2P_TOPOLOGIES="switch split iommu multi epyc"
+# Booted by `qemu/vp2p bench` (and `run`, `shell`), never by `test`.
+VP2P_BENCH_TOPOLOGIES="bench"
 VRAM_SIZE=${VRAM_SIZE:-128M}
 
 _vram()		# _vram N PARENT-BUS
@@ -58,9 +60,9 @@ check_topologies()
 	local t
 
 	for t in "$@"; do
-		case " $VP2P_TOPOLOGIES " in
+		case " $VP2P_TOPOLOGIES $VP2P_BENCH_TOPOLOGIES " in
 		*" $t "*) ;;
-		*) die "unknown topology '$t' (one of: $VP2P_TOPOLOGIES)" ;;
+		*) die "unknown topology '$t' (one of: $VP2P_TOPOLOGIES $VP2P_BENCH_TOPOLOGIES)" ;;
 		esac
 	done
 }
@@ -97,6 +99,19 @@ topology_qemu_args()
 		echo "-device intel-iommu,intremap=on"
 		_root_port 1; _root_port 2; _root_port 3
 		_vram 0 rp1; _edu 0 rp2; _bochs rp3 ;;
+	bench)
+		# switch's p2p paths, with room for a VRAM BAR above 256 MiB.
+		# In switch, the ivshmem BAR (64-bit) and bochs-display's VRAM
+		# (32-bit, prefetchable) share rp1's prefetchable window, which
+		# SeaBIOS must then place below 4 GiB: 512 MiB + 64 MiB rounds
+		# up to 1 GiB, more than q35's 32-bit hole, and SeaBIOS halts
+		# ("PCI: out of 32bit address space"). Here bochs sits behind
+		# a switch of its own, with the importer that maps it (edu1,
+		# so edu_nic1), so rp1's window holds 64-bit BARs only and
+		# SeaBIOS moves it above 4 GiB; each importer still reaches
+		# its exporter through a switch, as in switch.
+		_switch 1 2; _vram 0 dn1.0; _edu 0 dn1.1
+		_switch 2 2; _bochs dn2.0; _edu 1 dn2.1 ;;
 	multi)
 		# Also the mixed layout of a real server: edu2 on a root port
 		# of its own reaches neither exporter p2p (a host bridge of
@@ -106,7 +121,7 @@ topology_qemu_args()
 		_vram 0 dn1.0; _vram 1 dn1.1; _edu 0 dn1.2; _edu 1 dn1.3
 		_root_port 2; _edu 2 rp2 ;;
 	*)
-		die "unknown topology '$1' (one of: $VP2P_TOPOLOGIES)" ;;
+		die "unknown topology '$1' (one of: $VP2P_TOPOLOGIES $VP2P_BENCH_TOPOLOGIES)" ;;
 	esac
 	echo "$machine"
 	echo "$cpu"

@@ -150,10 +150,14 @@ struct bench_fit {
  * @scale_regs: registrations per object of the scale benchmark.
  * @scale_procs: importer processes of the scale benchmark.
  * @scale_move: size of the scale benchmark's large move.
+ * @ttm_importer: the edu_nic device the TTM exporter's cases use.
  * @which: bit per enum bench_id to run.
  * @quiet: no progress on stderr.
  * @efd: the vgem_p2p device.
- * @ifd: the edu_nic device.
+ * @ifd: the edu_nic device; while a TTM case runs, @tfd.
+ * @tfd: the edu_nic device that maps the TTM exporter (@ttm_importer: in
+ *	the topology 'bench', bochs-display sits beside another importer
+ *	behind a switch of its own), -1 or @ifd's value where it is @ifd.
  * @bfd: the bochs card (the TTM exporter), -1 where there is none.
  * @vinfo: the exporter's counters at start (VRAM sizes).
  * @rows: the results, in order.
@@ -171,11 +175,13 @@ struct bench {
 	unsigned int scale_regs;
 	unsigned int scale_procs;
 	uint64_t scale_move;
+	int ttm_importer;
 	unsigned int which;
 	bool quiet;
 
 	int efd;
 	int ifd;
+	int tfd;
 	int bfd;
 	struct drm_vgem_p2p_stats vinfo;
 
@@ -241,6 +247,8 @@ struct bench_ttm_buf {
 };
 
 int bench_ttm_open(struct bench *b);
+int bench_ttm_begin(struct bench *b);
+void bench_ttm_end(struct bench *b, int ifd);
 uint64_t bench_ttm_max(void);
 int bench_ttm_get(struct bench *b, uint64_t size, bool vram,
 		  struct bench_ttm_buf *t);

@@ -111,7 +111,7 @@ static int map_bufs_get(struct bench *b, struct map_bufs *m, uint64_t size)
 			/* What did not fit stays in RAM: not the case. */
 			munmap(m->p[MC_DEVMEM], size);
 			m->p[MC_DEVMEM] = NULL;
-			bench_note(b, "map: devmem at %llu MiB skipped: only %llu pages fitted in device-private memory",
+			bench_note(b, "map: devmem at %llu MiB skipped: only %llu pages fitted in device-private memory (or the exporter's per-file quota, devmem_quota_pages)",
 				   (unsigned long long)(size / MiB),
 				   (unsigned long long)npages);
 		} else if (ret) {
@@ -149,9 +149,13 @@ static int map_size(struct bench *b, uint64_t size)
 		goto out_free;
 	for (r = 0; r < b->reps; r++) {
 		for (c = 0; c < NR_MC; c++) {
+			int ifd;
+
 			if (!m.p[c])
 				continue;
+			ifd = c >= MC_TTM_VRAM ? bench_ttm_begin(b) : b->ifd;
 			ret = map_once(b, m.p[c], size, &ns[c][r], cnt[c][r]);
+			bench_ttm_end(b, ifd);
 			if (ret) {
 				bench_fail(ret, "map: %s, %llu bytes",
 					   map_case_names[c],
@@ -234,8 +238,9 @@ int bench_map(struct bench *b)
 	/*
 	 * A size VRAM cannot hold measures anon alone, which says nothing:
 	 * stop at the largest power of two VRAM holds instead (with a
-	 * 256 MiB BAR, 128 MiB of its 192 MiB of VRAM), as an extra point
-	 * if it is not a power of 4.
+	 * 256 MiB BAR, 128 MiB of its 192 MiB of VRAM; vp2p bench's 1 GiB
+	 * BAR holds all 256 MiB), as an extra point if it is not a power
+	 * of 4.
 	 */
 	if (top > b->vinfo.vram_size && b->vinfo.vram_size >= BENCH_PAGE) {
 		top = BENCH_PAGE;

@@ -303,7 +303,7 @@ static int revoke_ttm_size(struct bench *b, uint64_t size)
 	double ns[REVOKE_MAX_COUNTS][b->reps];
 	int64_t cnt[REVOKE_MAX_COUNTS][b->reps][NR_COUNTERS];
 	unsigned int i, k, r;
-	int ret;
+	int ret, ifd = bench_ttm_begin(b);
 
 	ret = bench_ttm_get(b, size, false, &o.buf);
 	if (!ret)
@@ -332,6 +332,7 @@ static int revoke_ttm_size(struct bench *b, uint64_t size)
 	revoke_set_regs(b, o.buf.map, o.buf.size, o.keys, &o.nkeys, 0);
 	bench_ttm_put(b, &o.evictor);
 	bench_ttm_put(b, &o.buf);
+	bench_ttm_end(b, ifd);
 	return ret;
 }
 

@@ -48,6 +48,24 @@ int bench_ttm_open(struct bench *b)
 	return -ENODEV;
 }
 
+/*
+ * Between bench_ttm_begin() and bench_ttm_end(), b->ifd is the importer
+ * that maps the TTM exporter, so that registrations and counters (struct
+ * bench_snap) are that importer's. Returns the importer to restore.
+ */
+int bench_ttm_begin(struct bench *b)
+{
+	int ifd = b->ifd;
+
+	b->ifd = b->tfd;
+	return ifd;
+}
+
+void bench_ttm_end(struct bench *b, int ifd)
+{
+	b->ifd = ifd;
+}
+
 /* The most a scanout buffer of ours holds: bochs' 8192-line limit */
 uint64_t bench_ttm_max(void)
 {

@@ -158,6 +158,9 @@ static void usage(FILE *f)
 		"                       most 256)\n"
 		"      --procs K        importer processes of 'scale' (4, at most 8)\n"
 		"      --scale-move SIZE  the large move of 'scale' (64M)\n"
+		"      --ttm-importer N  the TTM exporter's cases register with\n"
+		"                       /dev/edu_nicN (0), the importer that\n"
+		"                       reaches bochs-display p2p\n"
 		"      --full           devmem to 64M, 7 repetitions; scale with\n"
 		"                       1000 objects over 8 processes\n"
 		"  -o, --out DIR        write the result files there\n"
@@ -212,7 +215,7 @@ static int parse_benches(const char *s, unsigned int *which)
 
 enum { OPT_MAP_MAX = 256, OPT_DEVMEM_MAX, OPT_REVOKE_MAX, OPT_REGS,
        OPT_STREAM, OPT_FULL, OPT_OBJS, OPT_OBJ_REGS, OPT_PROCS,
-       OPT_SCALE_MOVE };
+       OPT_SCALE_MOVE, OPT_TTM_IMPORTER };
 
 static const struct option long_opts[] = {
 	{ "bench", required_argument, NULL, 'b' },
@@ -227,6 +230,7 @@ static const struct option long_opts[] = {
 	{ "obj-regs", required_argument, NULL, OPT_OBJ_REGS },
 	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "scale-move", required_argument, NULL, OPT_SCALE_MOVE },
+	{ "ttm-importer", required_argument, NULL, OPT_TTM_IMPORTER },
 	{ "out", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -267,6 +271,11 @@ static int parse_args(struct bench *b, int argc, char **argv,
 		case OPT_REGS:
 			b->max_regs = atoi(optarg);
 			if (b->max_regs < 1 || b->max_regs > 64)
+				return -EINVAL;
+			break;
+		case OPT_TTM_IMPORTER:
+			b->ttm_importer = atoi(optarg);
+			if (b->ttm_importer < 0 || b->ttm_importer > 15)
 				return -EINVAL;
 			break;
 		case OPT_FULL:
@@ -322,8 +331,18 @@ static int open_devices(struct bench *b)
 	if (b->ifd < 0)
 		return bench_fail(b->ifd, "/dev/edu_nic0 (module loaded?)");
 	/* Optional: the TTM cases run where there is a bochs-display */
-	if (bench_ttm_open(b))
+	if (bench_ttm_open(b)) {
 		bench_note(b, "no bochs card: the TTM exporter's cases are skipped");
+	} else if (b->ttm_importer) {
+		b->tfd = vp2p_importer_open(b->ttm_importer);
+		if (b->tfd < 0)
+			return bench_fail(b->tfd, "/dev/edu_nic%d (--ttm-importer)",
+					  b->ttm_importer);
+		bench_note(b, "ttm-*: registered with edu_nic%d, the importer beside bochs-display",
+			   b->ttm_importer);
+	}
+	if (b->tfd < 0)
+		b->tfd = b->ifd;
 	ret = vp2p_exporter_stats(b->efd, &b->vinfo);
 	if (ret)
 		return bench_fail(ret, "exporter stats");
@@ -346,6 +365,7 @@ int main(int argc, char **argv)
 		.which = (1u << NR_BENCHES) - 1,
 		.efd = -1,
 		.ifd = -1,
+		.tfd = -1,
 		.bfd = -1,
 	};
 	const char *outdir = NULL;
@@ -374,6 +394,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (b.bfd >= 0)
 		close(b.bfd);
+	if (b.tfd != b.ifd)
+		close(b.tfd);
 	close(b.ifd);
 	close(b.efd);
 	return 0;

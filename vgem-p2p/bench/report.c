@@ -515,6 +515,7 @@ static struct json_object *json_row(const struct bench_row *r)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *cnt = json_object_new_object();
+	struct json_object *reps;
 	unsigned int c;
 
 	add(o, "bench", json_object_new_string(bench_names[r->bench]));
@@ -544,6 +545,11 @@ static struct json_object *json_row(const struct bench_row *r)
 	    json_fmt(r->moves_per_obj, "%.4f") : NULL);
 	add(o, "invalidations_per_move",
 	    json_fmt(row_inval_per_move(r), "%.4f"));
+	/* Each repetition's time, in order: the spread behind the median */
+	reps = json_object_new_array();
+	for (c = 0; c < r->reps; c++)
+		json_object_array_add(reps, json_fmt(r->rep_ns[c], "%.0f"));
+	add(o, "rep_ns", reps);
 	/* NULL is JSON's null: the counter says nothing about the case */
 	for (c = 0; c < NR_COUNTERS; c++)
 		add(cnt, bench_counter_names[c], r->cnt[c] >= 0 ?

@@ -180,8 +180,10 @@ struct vgem_p2p_object {
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
 	/*
-	 * shmem pages when !in_vram, NULL until first used; during a move
-	 * to system memory, also while in_vram, as the copy's destination
+	 * shmem pages when !in_vram, NULL until first used; under the
+	 * dma_resv only. A move to system memory gets them while still
+	 * in_vram, as the copy's destination; a move to VRAM frees them
+	 * before it switches.
 	 */
 	struct page **pages;
 	bool lost;			/* contents lost with the device */

@@ -75,7 +75,8 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 
 /**
  * vgem_p2p_pages_release - give an object's system memory back
- * @bo: the object; its contents are in VRAM now, or nobody wants them
+ * @bo: the object, whose dma_resv the caller holds; its contents are in
+ *	VRAM now, or nobody wants them
  *
  * Truncating the shmem file frees the memory now rather than with the
  * file. Pages an importer still maps keep their own reference (see
@@ -83,7 +84,8 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
  */
 void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 {
-	lockdep_assert_held(&obj_to_vdev(bo)->lock);
+	/* Not the device lock: a move to VRAM releases them unlocked */
+	dma_resv_assert_held(bo->base.resv);
 
 	if (!bo->pages)
 		return;
@@ -106,10 +108,13 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	if (bo->in_vram) {
 		vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 		vgem_p2p_vram_free(vdev, &bo->node);
-	} else {
-		vgem_p2p_pages_release(bo);
 	}
 	mutex_unlock(&vdev->lock);
+
+	/* Uncontended: nobody else can reach the object any more */
+	dma_resv_lock(bo->base.resv, NULL);
+	vgem_p2p_pages_release(bo);
+	dma_resv_unlock(bo->base.resv);
 
 	drm_gem_object_release(&bo->base);
 	kfree(bo);

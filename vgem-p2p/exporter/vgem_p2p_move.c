@@ -18,8 +18,11 @@
  *     p2p_map and map_dma_buf calls on this object wait for its dma_resv,
  *     so nobody reaches either place meanwhile; those on other objects
  *     go on. Both places stay allocated, so nothing else is put there;
- *  3. with the device lock taken again, switch the placement, free the
- *     old place and poison it.
+ *  3. poison the old place (still allocated to the move, so still
+ *     without the device lock), or free the pages the object had in
+ *     system memory;
+ *  4. with the device lock taken again, switch the placement and free
+ *     the old place.
  * As in TTM, whose moves copy under the buffer's reservation and take
  * the LRU lock only to update lists, the device lock is never held
  * across a copy: a 64 MiB move stalls no other object.
@@ -177,13 +180,15 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 		kunmap_local(dst);
 		cond_resched();
 	}
+	/* Still allocated to us, so poisoned before the device lock, too */
+	if (!ret)
+		vgem_p2p_vram_poison(vdev, offset, bo->base.size);
 	vgem_p2p_copy_end(bo);
 	if (ret)
 		return ret;
 
 	bo->in_vram = false;
 	vgem_p2p_vram_free(vdev, &bo->node);
-	vgem_p2p_vram_poison(vdev, offset, bo->base.size);
 
 	vgem_p2p_moved(bo, bo->base.size);
 	atomic64_inc(&vdev->stats.evictions);
@@ -265,21 +270,25 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 	from = bo->in_vram ? bo->node.start : VGEM_P2P_NOWHERE;
 	vgem_p2p_invalidate(bo);
 	vgem_p2p_copy_begin(bo, from, node.start);
-	if (bo->in_vram)
+	/*
+	 * Poisoning the old place and freeing the pages take as long as the
+	 * copy: they are done before the device lock too, while the old
+	 * place is still allocated to us and only we see the pages.
+	 */
+	if (bo->in_vram) {
 		vgem_p2p_copy_vram(vdev, bounce, node.start, from,
 				   bo->base.size);
-	else
+		vgem_p2p_vram_poison(vdev, from, bo->base.size);
+	} else {
 		vgem_p2p_fill_vram(bo, &node);
+		vgem_p2p_pages_release(bo);
+	}
 	vgem_p2p_copy_end(bo);
 
 	if (bo->in_vram)
 		vgem_p2p_vram_free(vdev, &bo->node);
-	else
-		vgem_p2p_pages_release(bo);
 	drm_mm_replace_node(&node, &bo->node);
 	bo->node.color = VGEM_P2P_NODE_OBJECT;
-	if (bo->in_vram)
-		vgem_p2p_vram_poison(vdev, from, bo->base.size);
 	trace_vgem_p2p_move(bo, from, bo->node.start);
 	bo->in_vram = true;
 	vgem_p2p_moved(bo, bo->base.size);
@@ -346,9 +355,9 @@ static void vgem_p2p_compact_one(struct vgem_p2p_device *vdev,
 	vgem_p2p_invalidate(bo);
 	vgem_p2p_copy_begin(bo, old, new);
 	vgem_p2p_copy_vram(vdev, bounce, new, old, size);
+	vgem_p2p_vram_poison(vdev, ghost.start, ghost.size);
 	vgem_p2p_copy_end(bo);
 
-	vgem_p2p_vram_poison(vdev, ghost.start, ghost.size);
 	vgem_p2p_vram_free(vdev, &ghost);
 	vgem_p2p_moved(bo, size);
 	trace_vgem_p2p_move(bo, old, new);
