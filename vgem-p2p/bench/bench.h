@@ -25,6 +25,7 @@ enum bench_id {
 	BENCH_DEVMEM,
 	BENCH_REVOKE,
 	BENCH_DMABUF,
+	BENCH_SCALE,
 	NR_BENCHES,
 };
 
@@ -42,6 +43,13 @@ enum bench_counter {
 	CNT_FAULTS,		/* edu_nic faults */
 	CNT_INVALIDATIONS,	/* edu_nic invalidations */
 	CNT_UNMAPS,		/* vgem_p2p p2p_unmaps */
+	CNT_MOVES,		/* vgem_p2p moves (of any kind) */
+	CNT_COMPACTIONS,	/* vgem_p2p compactions */
+	CNT_OBJ_INVALIDATIONS,	/* vgem_p2p invalidations (objects zapped) */
+	CNT_DMA_READS,		/* scale: the streamers' DMA reads meanwhile */
+	CNT_DATA_ERRORS,	/* scale: reads with wrong data, so far */
+	CNT_TIMED_REGS,		/* scale: registrations the times are over */
+	CNT_REGS_IN_MOVE,	/* scale: of those, completed inside a move */
 	NR_COUNTERS,
 };
 
@@ -68,7 +76,11 @@ extern const char *const bench_names[NR_BENCHES];
  * @paired_q3: third quartile; @paired_q3 - @paired_q1 is their
  *	interquartile range.
  * @rep_ns: the time of every repetition, in the order they ran.
- * @move_ns: revocation only: median time of the whole move.
+ * @move_ns: revocation only: median time of the whole move; scale: of
+ *	the mover's moves.
+ * @nobjs: scale only: objects streamed from (0 elsewhere).
+ * @moves_per_obj: scale only: moves of each of those objects, on
+ *	average, in the median repetition; 0 elsewhere.
  * @cnt: counter deltas of one repetition (the median one), see above.
  */
 struct bench_row {
@@ -87,6 +99,8 @@ struct bench_row {
 	double paired_q1;
 	double paired_q3;
 	double move_ns;
+	unsigned int nobjs;
+	double moves_per_obj;
 	int64_t cnt[NR_COUNTERS];
 	double rep_ns[BENCH_MAX_REPS];
 };
@@ -133,6 +147,10 @@ struct bench_fit {
  * @max_regs: most registrations of the revocation benchmark.
  * @stream_size: bytes of the stream benchmark.
  * @ttm_importer: the edu_nic device the TTM exporter's cases use.
+ * @scale_objs: objects of the scale benchmark.
+ * @scale_regs: registrations per object of the scale benchmark.
+ * @scale_procs: importer processes of the scale benchmark.
+ * @scale_move: size of the scale benchmark's large move.
  * @which: bit per enum bench_id to run.
  * @quiet: no progress on stderr.
  * @efd: the vgem_p2p device.
@@ -154,6 +172,10 @@ struct bench {
 	unsigned int max_regs;
 	uint64_t stream_size;
 	int ttm_importer;
+	unsigned int scale_objs;
+	unsigned int scale_regs;
+	unsigned int scale_procs;
+	uint64_t scale_move;
 	unsigned int which;
 	bool quiet;
 
@@ -251,5 +273,6 @@ int bench_stream(struct bench *b);
 int bench_devmem(struct bench *b);
 int bench_revoke(struct bench *b);
 int bench_dmabuf(struct bench *b);
+int bench_scale(struct bench *b);
 
 #endif /* VP2P_BENCH_H */

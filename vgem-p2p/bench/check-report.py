@@ -62,6 +62,22 @@ with tempfile.TemporaryDirectory() as d:
     check('per_page_spread' in fhdr and
           [len(l.split(',')) for l in fits if l.startswith('revoke,')]
           == [len(fhdr)], 'bench-fits.csv: spread column, a field each')
+    sc = doc['results'][2]
+    check(sc['bench'] == 'scale' and sc['objects'] == 64 and
+          sc['moves_per_object'] == 0.9844 and
+          sc['invalidations_per_move'] == 1.25 and
+          sc['counters']['moves'] == 64 and
+          sc['counters']['obj_invalidations'] == 80 and
+          sc['counters']['data_errors'] == 0 and
+          sc['counters']['regs_in_move'] is None,
+          'scale row: objects, moves per object, invalidations per move')
+    check(row['objects'] == 0 and row['moves_per_object'] is None and
+          row['invalidations_per_move'] is None,
+          'no scale figures where they say nothing')
+    check(all(k in hdr for k in ('objects', 'moves_per_object',
+                                 'invalidations_per_move')) and
+          [len(l.split(',')) for l in csv if l.startswith('scale,')]
+          == [len(hdr)], 'bench.csv: scale columns, a field each')
     check(row['counters']['sysmem_bytes'] is None and
           row['counters']['pages_migrated'] == 0, 'counters, null if none')
     check(all(k in doc for k in ('tool', 'version', 'machine', 'config')),

@@ -21,6 +21,7 @@ static int (*const bench_fns[NR_BENCHES])(struct bench *b) = {
 	[BENCH_DEVMEM] = bench_devmem,
 	[BENCH_REVOKE] = bench_revoke,
 	[BENCH_DMABUF] = bench_dmabuf,
+	[BENCH_SCALE] = bench_scale,
 };
 
 int bench_fail(int err, const char *fmt, ...)
@@ -143,7 +144,7 @@ static void usage(FILE *f)
 		"-o writes bench.csv, bench-fits.csv and bench.json into DIR.\n"
 		"\n"
 		"  -b, --bench LIST     benchmarks, comma-separated (default all):\n"
-		"                       map, stream, devmem, revoke, dmabuf\n"
+		"                       map, stream, devmem, revoke, dmabuf, scale\n"
 		"  -r, --reps N         repetitions per point, median reported (5);\n"
 		"                       ratios also per repetition, paired with the\n"
 		"                       baseline's same repetition\n"
@@ -155,7 +156,13 @@ static void usage(FILE *f)
 		"      --ttm-importer N  the TTM exporter's cases register with\n"
 		"                       /dev/edu_nicN (0), the importer that\n"
 		"                       reaches bochs-display p2p\n"
-		"      --full           devmem to 64M, 7 repetitions\n"
+		"      --objs N         objects of 'scale' (64, at most 1000)\n"
+		"      --obj-regs M     registrations per object of 'scale' (2, at\n"
+		"                       most 256)\n"
+		"      --procs K        importer processes of 'scale' (4, at most 8)\n"
+		"      --scale-move SIZE  the large move of 'scale' (64M)\n"
+		"      --full           devmem to 64M, 7 repetitions; scale with\n"
+		"                       1000 objects over 8 processes\n"
 		"  -o, --out DIR        write the result files there\n"
 		"  -q, --quiet          no progress on stderr\n"
 		"  -h, --help           this help\n"
@@ -207,7 +214,8 @@ static int parse_benches(const char *s, unsigned int *which)
 }
 
 enum { OPT_MAP_MAX = 256, OPT_DEVMEM_MAX, OPT_REVOKE_MAX, OPT_REGS,
-       OPT_STREAM, OPT_FULL, OPT_TTM_IMPORTER };
+       OPT_STREAM, OPT_FULL, OPT_TTM_IMPORTER, OPT_OBJS, OPT_OBJ_REGS,
+       OPT_PROCS, OPT_SCALE_MOVE };
 
 static const struct option long_opts[] = {
 	{ "bench", required_argument, NULL, 'b' },
@@ -219,6 +227,10 @@ static const struct option long_opts[] = {
 	{ "stream", required_argument, NULL, OPT_STREAM },
 	{ "full", no_argument, NULL, OPT_FULL },
 	{ "ttm-importer", required_argument, NULL, OPT_TTM_IMPORTER },
+	{ "objs", required_argument, NULL, OPT_OBJS },
+	{ "obj-regs", required_argument, NULL, OPT_OBJ_REGS },
+	{ "procs", required_argument, NULL, OPT_PROCS },
+	{ "scale-move", required_argument, NULL, OPT_SCALE_MOVE },
 	{ "out", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -269,6 +281,26 @@ static int parse_args(struct bench *b, int argc, char **argv,
 		case OPT_FULL:
 			b->devmem_max = 64 * MiB;
 			b->reps = 7;
+			b->scale_objs = 1000;
+			b->scale_procs = 8;
+			break;
+		case OPT_OBJS:
+			b->scale_objs = atoi(optarg);
+			if (b->scale_objs < 4 || b->scale_objs > 1000)
+				return -EINVAL;
+			break;
+		case OPT_OBJ_REGS:
+			b->scale_regs = atoi(optarg);
+			if (b->scale_regs < 1 || b->scale_regs > 256)
+				return -EINVAL;
+			break;
+		case OPT_PROCS:
+			b->scale_procs = atoi(optarg);
+			if (b->scale_procs < 1 || b->scale_procs > 8)
+				return -EINVAL;
+			break;
+		case OPT_SCALE_MOVE:
+			size = &b->scale_move;
 			break;
 		case 'o':
 			*outdir = optarg;
@@ -326,6 +358,10 @@ int main(int argc, char **argv)
 		.revoke_max = 64 * MiB,
 		.max_regs = 8,
 		.stream_size = 64 * MiB,
+		.scale_objs = 64,
+		.scale_regs = 2,
+		.scale_procs = 4,
+		.scale_move = 64 * MiB,
 		.which = (1u << NR_BENCHES) - 1,
 		.efd = -1,
 		.ifd = -1,

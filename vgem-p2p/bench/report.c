@@ -25,6 +25,7 @@ const char *const bench_names[NR_BENCHES] = {
 	[BENCH_DEVMEM] = "devmem",
 	[BENCH_REVOKE] = "revoke",
 	[BENCH_DMABUF] = "dmabuf",
+	[BENCH_SCALE] = "scale",
 };
 
 const char *const bench_counter_names[NR_COUNTERS] = {
@@ -37,6 +38,13 @@ const char *const bench_counter_names[NR_COUNTERS] = {
 	[CNT_FAULTS] = "faults",
 	[CNT_INVALIDATIONS] = "invalidations",
 	[CNT_UNMAPS] = "unmaps",
+	[CNT_MOVES] = "moves",
+	[CNT_COMPACTIONS] = "compactions",
+	[CNT_OBJ_INVALIDATIONS] = "obj_invalidations",
+	[CNT_DMA_READS] = "dma_reads",
+	[CNT_DATA_ERRORS] = "data_errors",
+	[CNT_TIMED_REGS] = "timed_regs",
+	[CNT_REGS_IN_MOVE] = "regs_in_move",
 };
 
 static const char *const bench_titles[NR_BENCHES] = {
@@ -45,11 +53,20 @@ static const char *const bench_titles[NR_BENCHES] = {
 	[BENCH_DEVMEM] = "3. importer reads device-private memory, p2p vs upstream (migrate to RAM)",
 	[BENCH_REVOKE] = "4. revocation: forced move until no importer mapping is left",
 	[BENCH_DMABUF] = "5. vma path vs dma-buf path on the same VRAM object: map, and revocation by a forced move",
+	[BENCH_SCALE] = "6. scale: compaction under streaming importers; p2p_map of an unrelated object during a large move",
 };
 
 static double row_pages(const struct bench_row *r)
 {
 	return (double)r->size / BENCH_PAGE;
+}
+
+/* The exporter's invalidations per move: 1 if it zaps only what moves */
+static double row_inval_per_move(const struct bench_row *r)
+{
+	if (r->cnt[CNT_MOVES] <= 0 || r->cnt[CNT_OBJ_INVALIDATIONS] < 0)
+		return NAN;
+	return (double)r->cnt[CNT_OBJ_INVALIDATIONS] / r->cnt[CNT_MOVES];
 }
 
 static void fmt_time(char *buf, size_t len, double ns)
@@ -86,7 +103,8 @@ static void fmt_cnt(char *buf, size_t len, int64_t v, bool bytes)
 
 enum col {
 	COL_CASE, COL_SIZE, COL_REGS, COL_MEDIAN, COL_SPREAD, COL_PER_PAGE,
-	COL_MIBS, COL_RATIO, COL_PAIRED, COL_MOVE, COL_CNT0,
+	COL_MIBS, COL_RATIO, COL_PAIRED, COL_MOVE, COL_OBJS, COL_MOVES_PER_OBJ,
+	COL_INVAL_PER_MOVE, COL_CNT0,
 };
 
 struct col_def {
@@ -105,6 +123,9 @@ static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
 	[COL_RATIO] = { "ratio", 18 },
 	[COL_PAIRED] = { "paired [IQR]", 20 },
 	[COL_MOVE] = { "move", 9 },
+	[COL_OBJS] = { "objs", 4 },
+	[COL_MOVES_PER_OBJ] = { "moves/obj", 9 },
+	[COL_INVAL_PER_MOVE] = { "inval/move", 10 },
 	[COL_CNT0 + CNT_PAGES_MIGRATED] = { "migrated", 8 },
 	[COL_CNT0 + CNT_SYSMEM_BYTES] = { "sysmem", 6 },
 	[COL_CNT0 + CNT_BOUNCED_BYTES] = { "bounced", 7 },
@@ -114,12 +135,19 @@ static const struct col_def col_defs[COL_CNT0 + NR_COUNTERS] = {
 	[COL_CNT0 + CNT_FAULTS] = { "faults", 6 },
 	[COL_CNT0 + CNT_INVALIDATIONS] = { "inval", 5 },
 	[COL_CNT0 + CNT_UNMAPS] = { "unmaps", 6 },
+	[COL_CNT0 + CNT_MOVES] = { "moves", 5 },
+	[COL_CNT0 + CNT_COMPACTIONS] = { "compact", 7 },
+	[COL_CNT0 + CNT_OBJ_INVALIDATIONS] = { "obj inval", 9 },
+	[COL_CNT0 + CNT_DMA_READS] = { "dma reads", 9 },
+	[COL_CNT0 + CNT_DATA_ERRORS] = { "data errs", 9 },
+	[COL_CNT0 + CNT_TIMED_REGS] = { "timed", 5 },
+	[COL_CNT0 + CNT_REGS_IN_MOVE] = { "in move", 7 },
 };
 
 #define C(x)	(COL_CNT0 + (x))
 #define END	-1
 
-static const int bench_cols[NR_BENCHES][16] = {
+static const int bench_cols[NR_BENCHES][20] = {
 	[BENCH_MAP] = { COL_SIZE, COL_CASE, COL_MEDIAN, COL_SPREAD,
 			COL_PER_PAGE, COL_RATIO, COL_PAIRED, C(CNT_P2P_PAGES),
 			C(CNT_SYSMEM_BYTES), C(CNT_P2P_MAPS),
@@ -142,6 +170,13 @@ static const int bench_cols[NR_BENCHES][16] = {
 			   COL_PER_PAGE, COL_RATIO, COL_PAIRED, COL_MOVE,
 			   C(CNT_P2P_PAGES), C(CNT_FAULTS),
 			   C(CNT_INVALIDATIONS), END },
+	[BENCH_SCALE] = { COL_CASE, COL_SIZE, COL_OBJS, COL_REGS, COL_MEDIAN,
+			  COL_SPREAD, COL_RATIO, COL_PAIRED, COL_MOVE,
+			  COL_MOVES_PER_OBJ, COL_INVAL_PER_MOVE, C(CNT_MOVES),
+			  C(CNT_COMPACTIONS), C(CNT_OBJ_INVALIDATIONS),
+			  C(CNT_INVALIDATIONS), C(CNT_DMA_READS),
+			  C(CNT_DATA_ERRORS), C(CNT_TIMED_REGS),
+			  C(CNT_REGS_IN_MOVE), END },
 };
 
 static void fmt_col(char *buf, size_t len, const struct bench_row *r,
@@ -189,6 +224,19 @@ static void fmt_col(char *buf, size_t len, const struct bench_row *r,
 	case COL_MOVE:
 		fmt_time(buf, len, r->move_ns > 0 ? r->move_ns : -1);
 		break;
+	case COL_OBJS:
+		snprintf(buf, len, "%u", r->nobjs);
+		break;
+	case COL_MOVES_PER_OBJ:
+		snprintf(buf, len, r->moves_per_obj > 0 ? "%.2f" : "-",
+			 r->moves_per_obj);
+		break;
+	case COL_INVAL_PER_MOVE:
+		if (r->cnt[CNT_MOVES] > 0 && r->cnt[CNT_OBJ_INVALIDATIONS] >= 0)
+			snprintf(buf, len, "%.2f", row_inval_per_move(r));
+		else
+			snprintf(buf, len, "-");
+		break;
 	default:
 		col -= COL_CNT0;
 		fmt_cnt(buf, len, r->cnt[col], col == CNT_SYSMEM_BYTES ||
@@ -226,6 +274,8 @@ static void table_bench(const struct bench *b, enum bench_id id)
 	printf("\n%s\n", bench_titles[id]);
 	if (id == BENCH_REVOKE || id == BENCH_DMABUF)
 		printf("   (revocation: median = latency until the last importer mapping went; move = whole ioctl)\n");
+	if (id == BENCH_SCALE)
+		printf("   (compact: the move that compacts, regs = all registrations; map-*: one registration (prefetch) of the unrelated object, median or max within each repetition, then their median over repetitions; move = the mover's move; timed = registrations in the median repetition, in move = of those, completed while a move ran)\n");
 	for (c = 0; cols[c] != END; c++)
 		printf("%s%-*s", c ? "  " : "", col_defs[cols[c]].width,
 		       col_defs[cols[c]].hdr);
@@ -323,7 +373,7 @@ static int write_csv(const struct bench *b, FILE *f)
 	fprintf(f, "bench,case,size_bytes,registrations,reps,median_ns,min_ns,max_ns,per_page_ns,mib_s,ratio,ratio_to,paired_ratio,paired_q1,paired_q3,move_ns");
 	for (c = 0; c < NR_COUNTERS; c++)
 		fprintf(f, ",%s", bench_counter_names[c]);
-	fprintf(f, "\n");
+	fprintf(f, ",objects,moves_per_object,invalidations_per_move\n");
 	for (i = 0; i < b->nrows; i++) {
 		const struct bench_row *r = &b->rows[i];
 
@@ -347,6 +397,10 @@ static int write_csv(const struct bench *b, FILE *f)
 			else
 				fprintf(f, ",");
 		}
+		fprintf(f, ",%u,", r->nobjs);
+		csv_num(f, r->moves_per_obj, "%.4f");
+		fprintf(f, ",");
+		csv_num(f, row_inval_per_move(r), "%.4f");
 		fprintf(f, "\n");
 	}
 	return ferror(f) ? -EIO : 0;
@@ -450,6 +504,10 @@ static struct json_object *json_config(const struct bench *b)
 	add(c, "revoke_max", json_object_new_uint64(b->revoke_max));
 	add(c, "max_regs", json_object_new_uint64(b->max_regs));
 	add(c, "stream_size", json_object_new_uint64(b->stream_size));
+	add(c, "scale_objs", json_object_new_uint64(b->scale_objs));
+	add(c, "scale_regs", json_object_new_uint64(b->scale_regs));
+	add(c, "scale_procs", json_object_new_uint64(b->scale_procs));
+	add(c, "scale_move", json_object_new_uint64(b->scale_move));
 	return c;
 }
 
@@ -487,6 +545,11 @@ static struct json_object *json_row(const struct bench_row *r)
 	for (c = 0; c < r->reps; c++)
 		json_object_array_add(reps, json_fmt(r->rep_ns[c], "%.0f"));
 	add(o, "rep_ns", reps);
+	add(o, "objects", json_object_new_uint64(r->nobjs));
+	add(o, "moves_per_object", r->moves_per_obj > 0 ?
+	    json_fmt(r->moves_per_obj, "%.4f") : NULL);
+	add(o, "invalidations_per_move",
+	    json_fmt(row_inval_per_move(r), "%.4f"));
 	/* NULL is JSON's null: the counter says nothing about the case */
 	for (c = 0; c < NR_COUNTERS; c++)
 		add(cnt, bench_counter_names[c], r->cnt[c] >= 0 ?

@@ -67,7 +67,23 @@ int main(int argc, char **argv)
 	r->paired = r->paired_q1 = r->paired_q3 = NAN;
 	for (c = 0; c < NR_COUNTERS; c++)
 		r->cnt[c] = -1;
-	b.nrows = 2;
+	/* A scale row: objects, moves per object, invalidations per move */
+	r = &b.rows[2];
+	r->bench = BENCH_SCALE;
+	snprintf(r->name, sizeof(r->name), "compact");
+	r->size = 4 * MiB;
+	r->nregs = 128;
+	r->nobjs = 64;
+	r->moves_per_obj = 0.984375;
+	r->reps = 3;
+	r->median_ns = 5000;
+	r->ratio = NAN;
+	for (c = 0; c < NR_COUNTERS; c++)
+		r->cnt[c] = -1;
+	r->cnt[CNT_MOVES] = 64;
+	r->cnt[CNT_OBJ_INVALIDATIONS] = 80;
+	r->cnt[CNT_DATA_ERRORS] = 0;
+	b.nrows = 3;
 	b.fits[0].bench = BENCH_MAP;
 	snprintf(b.fits[0].name, sizeof(b.fits[0].name), "%s", NASTY);
 	b.fits[0].per = "page";
