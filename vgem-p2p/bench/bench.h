@@ -146,11 +146,11 @@ struct bench_fit {
  * @revoke_max: largest object of the revocation benchmark.
  * @max_regs: most registrations of the revocation benchmark.
  * @stream_size: bytes of the stream benchmark.
+ * @ttm_importer: the edu_nic device the TTM exporter's cases use.
  * @scale_objs: objects of the scale benchmark.
  * @scale_regs: registrations per object of the scale benchmark.
  * @scale_procs: importer processes of the scale benchmark.
  * @scale_move: size of the scale benchmark's large move.
- * @ttm_importer: the edu_nic device the TTM exporter's cases use.
  * @which: bit per enum bench_id to run.
  * @quiet: no progress on stderr.
  * @efd: the vgem_p2p device.
@@ -171,11 +171,11 @@ struct bench {
 	uint64_t revoke_max;
 	unsigned int max_regs;
 	uint64_t stream_size;
+	int ttm_importer;
 	unsigned int scale_objs;
 	unsigned int scale_regs;
 	unsigned int scale_procs;
 	uint64_t scale_move;
-	int ttm_importer;
 	unsigned int which;
 	bool quiet;
 

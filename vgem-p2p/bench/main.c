@@ -153,14 +153,14 @@ static void usage(FILE *f)
 		"      --revoke-max SIZE  largest object of 'revoke' and 'dmabuf' (64M)\n"
 		"      --regs N         most registrations of 'revoke' (8)\n"
 		"      --stream SIZE    bytes of 'stream' (64M)\n"
+		"      --ttm-importer N  the TTM exporter's cases register with\n"
+		"                       /dev/edu_nicN (0), the importer that\n"
+		"                       reaches bochs-display p2p\n"
 		"      --objs N         objects of 'scale' (64, at most 1000)\n"
 		"      --obj-regs M     registrations per object of 'scale' (2, at\n"
 		"                       most 256)\n"
 		"      --procs K        importer processes of 'scale' (4, at most 8)\n"
 		"      --scale-move SIZE  the large move of 'scale' (64M)\n"
-		"      --ttm-importer N  the TTM exporter's cases register with\n"
-		"                       /dev/edu_nicN (0), the importer that\n"
-		"                       reaches bochs-display p2p\n"
 		"      --full           devmem to 64M, 7 repetitions; scale with\n"
 		"                       1000 objects over 8 processes\n"
 		"  -o, --out DIR        write the result files there\n"
@@ -214,8 +214,8 @@ static int parse_benches(const char *s, unsigned int *which)
 }
 
 enum { OPT_MAP_MAX = 256, OPT_DEVMEM_MAX, OPT_REVOKE_MAX, OPT_REGS,
-       OPT_STREAM, OPT_FULL, OPT_OBJS, OPT_OBJ_REGS, OPT_PROCS,
-       OPT_SCALE_MOVE, OPT_TTM_IMPORTER };
+       OPT_STREAM, OPT_FULL, OPT_TTM_IMPORTER, OPT_OBJS, OPT_OBJ_REGS,
+       OPT_PROCS, OPT_SCALE_MOVE };
 
 static const struct option long_opts[] = {
 	{ "bench", required_argument, NULL, 'b' },
@@ -226,11 +226,11 @@ static const struct option long_opts[] = {
 	{ "regs", required_argument, NULL, OPT_REGS },
 	{ "stream", required_argument, NULL, OPT_STREAM },
 	{ "full", no_argument, NULL, OPT_FULL },
+	{ "ttm-importer", required_argument, NULL, OPT_TTM_IMPORTER },
 	{ "objs", required_argument, NULL, OPT_OBJS },
 	{ "obj-regs", required_argument, NULL, OPT_OBJ_REGS },
 	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "scale-move", required_argument, NULL, OPT_SCALE_MOVE },
-	{ "ttm-importer", required_argument, NULL, OPT_TTM_IMPORTER },
 	{ "out", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },

@@ -540,16 +540,16 @@ static struct json_object *json_row(const struct bench_row *r)
 	add(o, "paired_ratio_iqr", r->ratio > 0 ?
 	    json_fmt(r->paired_q3 - r->paired_q1, "%.4f") : NULL);
 	add(o, "move_ns", json_fmt(r->move_ns, "%.0f"));
-	add(o, "objects", json_object_new_uint64(r->nobjs));
-	add(o, "moves_per_object", r->moves_per_obj > 0 ?
-	    json_fmt(r->moves_per_obj, "%.4f") : NULL);
-	add(o, "invalidations_per_move",
-	    json_fmt(row_inval_per_move(r), "%.4f"));
 	/* Each repetition's time, in order: the spread behind the median */
 	reps = json_object_new_array();
 	for (c = 0; c < r->reps; c++)
 		json_object_array_add(reps, json_fmt(r->rep_ns[c], "%.0f"));
 	add(o, "rep_ns", reps);
+	add(o, "objects", json_object_new_uint64(r->nobjs));
+	add(o, "moves_per_object", r->moves_per_obj > 0 ?
+	    json_fmt(r->moves_per_obj, "%.4f") : NULL);
+	add(o, "invalidations_per_move",
+	    json_fmt(row_inval_per_move(r), "%.4f"));
 	/* NULL is JSON's null: the counter says nothing about the case */
 	for (c = 0; c < NR_COUNTERS; c++)
 		add(cnt, bench_counter_names[c], r->cnt[c] >= 0 ?
