@@ -136,25 +136,26 @@ static void __iomem *vgem_p2p_devmem_io(struct vgem_p2p_device *vdev,
 }
 
 /*
- * Take the first free run of up to @n pages at or after @from: the first
- * page there is free, and the run stops at the next page in use.
+ * Take the first free run of @n pages at or after @from or, unless
+ * @whole, the first free page there and those after it up to @n or the
+ * next page in use. Return: the run's length, 0 if none.
  */
 static unsigned long vgem_p2p_devmem_take(struct vgem_p2p_devmem *devmem,
 					  unsigned long from, unsigned long n,
-					  unsigned long *first)
+					  bool whole, unsigned long *first)
 {
 	unsigned long size = devmem->size >> PAGE_SHIFT;
 	unsigned long start, end;
 
 	lockdep_assert_held(&devmem->lock);
 
-	start = bitmap_find_next_zero_area(devmem->used, size, from, n, 0);
-	if (start >= size) {
-		/* fragmented: settle for a shorter run */
+	if (whole)
+		start = bitmap_find_next_zero_area(devmem->used, size, from,
+						   n, 0);
+	else
 		start = find_next_zero_bit(devmem->used, size, from);
-		if (start >= size)
-			return 0;
-	}
+	if (start >= size)
+		return 0;
 	end = find_next_bit(devmem->used, min(size, start + n), start);
 	bitmap_set(devmem->used, start, end - start);
 	*first = start;
@@ -163,10 +164,12 @@ static unsigned long vgem_p2p_devmem_take(struct vgem_p2p_devmem *devmem,
 
 /*
  * Reserve a run of up to @n free device pages, contiguous in the BAR; the
- * caller initialises each page it uses. Next-fit, as the per-device
- * coherent pools of kernel/dma/coherent.c allocate from a bitmap, so that
- * successive chunks of one migration follow each other. Return: the
- * run's first page, or NULL if the device is full; *@got its length.
+ * caller initialises each page it uses. Next-fit from a bitmap (as the
+ * per-device coherent pools of kernel/dma/coherent.c allocate from one),
+ * so that successive chunks of one migration follow each other; a whole
+ * run anywhere before a shorter one, when the device is fragmented.
+ * Return: the run's first page, or NULL if the device is full; *@got its
+ * length.
  */
 static struct page *vgem_p2p_devmem_alloc_run(struct vgem_p2p_device *vdev,
 					      unsigned long n,
@@ -176,9 +179,10 @@ static struct page *vgem_p2p_devmem_alloc_run(struct vgem_p2p_device *vdev,
 	unsigned long flags, first = 0;
 
 	spin_lock_irqsave(&devmem->lock, flags);
-	*got = vgem_p2p_devmem_take(devmem, devmem->next, n, &first);
-	if (!*got && devmem->next)
-		*got = vgem_p2p_devmem_take(devmem, 0, n, &first);
+	*got = vgem_p2p_devmem_take(devmem, devmem->next, n, true, &first) ?:
+	       vgem_p2p_devmem_take(devmem, 0, n, true, &first) ?:
+	       vgem_p2p_devmem_take(devmem, devmem->next, n, false, &first) ?:
+	       vgem_p2p_devmem_take(devmem, 0, n, false, &first);
 	if (*got) {
 		devmem->nr_used += *got;
 		devmem->next = first + *got;
