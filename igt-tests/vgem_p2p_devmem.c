@@ -68,6 +68,29 @@ static void *anon(size_t size)
 	return p;
 }
 
+/*
+ * The device pfn behind each page of [p, p + npages pages), from
+ * /proc/self/pagemap: a device-private page is a swap entry (bit 62) whose
+ * offset (bits 5-54) is its pfn; root sees the offset.
+ */
+static void device_pfns(void *p, size_t npages, uint64_t *pfn)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t i;
+
+	igt_assert(fd >= 0);
+	for (i = 0; i < npages; i++) {
+		uint64_t e;
+		off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
+
+		igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
+		igt_assert_f(e >> 62 & 1, "page %zu not a swap entry\n", i);
+		pfn[i] = (e & ((1ull << 55) - 1)) >> 5;
+		igt_assert(pfn[i]);
+	}
+	close(fd);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -271,6 +294,36 @@ igt_main
 			igt_assert_eq_u64(n, 8);
 			munmap(p, 8 * 4096);
 		}
+	}
+
+	igt_describe("A range migrated after earlier pages were freed gets ascending, contiguous device pages (so p2p_map exports it in one stretch, or two where the allocator wraps), whatever order the earlier ones were freed in.");
+	igt_subtest("contiguous-after-free") {
+		size_t npages = 256, size = npages * 4096, i, breaks = 0;
+		uint64_t pfn[256], n;
+		char *p = anon(size), *q = anon(size);
+
+		igt_require(geteuid() == 0);	/* pagemap shows offsets */
+		memset(p, 1, size);
+		memset(q, 2, size);
+		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+				      &n), 0);
+		igt_assert_eq_u64(n, npages);
+		/* free them, in ascending order */
+		for (i = 0; i < npages; i++)
+			igt_assert_eq(migrate(fd, p + i * 4096, 4096,
+					      VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
+		igt_assert_eq(migrate(fd, q, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+				      &n), 0);
+		igt_assert_eq_u64(n, npages);
+		device_pfns(q, npages, pfn);
+		/* ascending; one break at most, where the allocator wraps */
+		for (i = 1; i < npages; i++)
+			if (pfn[i] != pfn[i - 1] + 1)
+				breaks++;
+		igt_assert_f(breaks <= 1, "%zu breaks in %zu pages\n", breaks,
+			     npages);
+		munmap(p, size);
+		munmap(q, size);
 	}
 
 	igt_fixture

@@ -9,9 +9,13 @@
  * any migration.
  *
  * Page i of the pgmap is backed by BAR offset devmem.bar_offset + i pages.
- * Free pages are chained through zone_device_data under devmem.lock, which
- * page_free may take in any context: hence irqsave.
+ * A bitmap under devmem.lock, which page_free may take in any context
+ * (hence irqsave), says which are in use. Each migration chunk takes its
+ * pages as one run, next-fit after the previous run, so that a migrated
+ * range is backed by ascending, contiguous BAR whatever order earlier
+ * pages were freed in: p2p_map then exports it in few stretches.
  */
+#include <linux/bitmap.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/migrate.h>
@@ -84,16 +88,24 @@ static unsigned long vgem_p2p_devmem_quota(struct vgem_p2p_devmem *devmem)
 	return READ_ONCE(devmem_quota_pages) ?: (devmem->size >> PAGE_SHIFT) / 2;
 }
 
-/* Charge one page to @charge, within @quota */
-static bool vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
-				   unsigned long quota)
+/*
+ * Charge up to @n pages to @charge, within @quota; each charged page holds
+ * a reference on @charge until it is freed. Return: how many were charged.
+ */
+static unsigned long
+vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
+		       unsigned long n, unsigned long quota)
 {
-	if (atomic_long_inc_return(&charge->pages) > quota) {
-		atomic_long_dec(&charge->pages);
-		return false;
-	}
-	kref_get(&charge->ref);
-	return true;
+	long pages = atomic_long_add_return(n, &charge->pages);
+	unsigned long over = pages > quota ? min_t(unsigned long,
+						   pages - quota, n) : 0;
+	unsigned long i;
+
+	if (over)
+		atomic_long_sub(over, &charge->pages);
+	for (i = 0; i < n - over; i++)
+		kref_get(&charge->ref);
+	return n - over;
 }
 
 /* Any context: page_free calls it */
@@ -101,30 +113,6 @@ static void vgem_p2p_devmem_uncharge(struct vgem_p2p_devmem_charge *charge)
 {
 	atomic_long_dec(&charge->pages);
 	kref_put(&charge->ref, vgem_p2p_devmem_charge_release);
-}
-
-static struct page *vgem_p2p_devmem_alloc(struct vgem_p2p_device *vdev);
-
-/* A device page for the client of @charge, or NULL; *@over_quota says why */
-static struct page *
-vgem_p2p_devmem_alloc_charged(struct vgem_p2p_device *vdev,
-			      struct vgem_p2p_devmem_charge *charge,
-			      bool *over_quota)
-{
-	struct page *page;
-
-	if (!vgem_p2p_devmem_charge(charge,
-				    vgem_p2p_devmem_quota(&vdev->devmem))) {
-		*over_quota = true;
-		return NULL;
-	}
-	page = vgem_p2p_devmem_alloc(vdev);
-	if (!page) {
-		vgem_p2p_devmem_uncharge(charge);
-		return NULL;
-	}
-	page->zone_device_data = charge;
-	return page;
 }
 
 static struct vgem_p2p_device *page_to_vdev(struct page *page)
@@ -147,24 +135,64 @@ static void __iomem *vgem_p2p_devmem_io(struct vgem_p2p_device *vdev,
 	return vdev->bar + vgem_p2p_devmem_offset(vdev, page);
 }
 
-static struct page *vgem_p2p_devmem_alloc(struct vgem_p2p_device *vdev)
+/*
+ * Take the first free run of @n pages at or after @from or, unless
+ * @whole, the first free page there and those after it up to @n or the
+ * next page in use. Return: the run's length, 0 if none.
+ */
+static unsigned long vgem_p2p_devmem_take(struct vgem_p2p_devmem *devmem,
+					  unsigned long from, unsigned long n,
+					  bool whole, unsigned long *first)
+{
+	unsigned long size = devmem->size >> PAGE_SHIFT;
+	unsigned long start, end;
+
+	lockdep_assert_held(&devmem->lock);
+
+	if (whole)
+		start = bitmap_find_next_zero_area(devmem->used, size, from,
+						   n, 0);
+	else
+		start = find_next_zero_bit(devmem->used, size, from);
+	if (start >= size)
+		return 0;
+	end = find_next_bit(devmem->used, min(size, start + n), start);
+	bitmap_set(devmem->used, start, end - start);
+	*first = start;
+	return end - start;
+}
+
+/*
+ * Reserve a run of up to @n free device pages, contiguous in the BAR; the
+ * caller initialises each page it uses. Next-fit from a bitmap (as the
+ * per-device coherent pools of kernel/dma/coherent.c allocate from one),
+ * so that successive chunks of one migration follow each other; a whole
+ * run anywhere before a shorter one, when the device is fragmented.
+ * Return: the run's first page, or NULL if the device is full; *@got its
+ * length.
+ */
+static struct page *vgem_p2p_devmem_alloc_run(struct vgem_p2p_device *vdev,
+					      unsigned long n,
+					      unsigned long *got)
 {
 	struct vgem_p2p_devmem *devmem = &vdev->devmem;
-	struct page *page;
-	unsigned long flags;
+	unsigned long flags, first = 0;
 
 	spin_lock_irqsave(&devmem->lock, flags);
-	page = devmem->free_pages;
-	if (page) {
-		devmem->free_pages = page->zone_device_data;
-		devmem->nr_used++;
+	*got = vgem_p2p_devmem_take(devmem, devmem->next, n, true, &first) ?:
+	       vgem_p2p_devmem_take(devmem, 0, n, true, &first) ?:
+	       vgem_p2p_devmem_take(devmem, devmem->next, n, false, &first) ?:
+	       vgem_p2p_devmem_take(devmem, 0, n, false, &first);
+	if (*got) {
+		devmem->nr_used += *got;
+		devmem->next = first + *got;
+		if (devmem->next >= devmem->size >> PAGE_SHIFT)
+			devmem->next = 0;
 	}
 	spin_unlock_irqrestore(&devmem->lock, flags);
-	if (page) {
-		page->zone_device_data = NULL;
-		zone_device_page_init(page);	/* refcount 1, locked */
-	}
-	return page;
+	if (!*got)
+		return NULL;
+	return pfn_to_page(PHYS_PFN(devmem->pgmap.range.start) + first);
 }
 
 static void vgem_p2p_devmem_page_free(struct page *page)
@@ -175,8 +203,8 @@ static void vgem_p2p_devmem_page_free(struct page *page)
 	unsigned long flags;
 
 	spin_lock_irqsave(&devmem->lock, flags);
-	page->zone_device_data = devmem->free_pages;
-	devmem->free_pages = page;
+	__clear_bit(page_to_pfn(page) - PHYS_PFN(devmem->pgmap.range.start),
+		    devmem->used);
 	devmem->nr_used--;
 	spin_unlock_irqrestore(&devmem->lock, flags);
 	vgem_p2p_devmem_uncharge(charge);
@@ -405,30 +433,56 @@ static const struct dev_pagemap_ops vgem_p2p_devmem_ops = {
 	.p2p_unmap = vgem_p2p_devmem_p2p_unmap,
 };
 
+/* Does @args want a new device page for its entry @i? */
+static bool vgem_p2p_devmem_wanted(struct migrate_vma *args, unsigned long i)
+{
+	struct page *spage = migrate_pfn_to_page(args->src[i]);
+
+	return (args->src[i] & MIGRATE_PFN_MIGRATE) &&
+	       !(spage && is_zone_device_page(spage));
+}
+
 /*
  * Copy the system pages selected in @args into new device pages charged
- * to @charge. Return: false if the client's quota stopped it.
+ * to @charge, taken as few contiguous runs as the device allows. Return:
+ * false if the client's quota stopped it.
  */
 static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 					   struct migrate_vma *args,
 					   struct vgem_p2p_devmem_charge *charge)
 {
-	bool over_quota = false;
-	unsigned long i;
+	unsigned long i, want = 0, left, run = 0;
+	struct page *next = NULL;
+	bool within_quota;
+
+	for (i = 0; i < args->npages; i++)
+		if (vgem_p2p_devmem_wanted(args, i))
+			want++;
+	left = vgem_p2p_devmem_charge(charge, want,
+				      vgem_p2p_devmem_quota(&vdev->devmem));
+	within_quota = left == want;
 
 	for (i = 0; i < args->npages; i++) {
 		struct page *spage = migrate_pfn_to_page(args->src[i]);
 		struct page *dpage;
 
 		args->dst[i] = 0;
-		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
+		if (!vgem_p2p_devmem_wanted(args, i) || !left)
 			continue;
-		if (spage && is_zone_device_page(spage))
-			continue;
-		dpage = vgem_p2p_devmem_alloc_charged(vdev, charge,
-						      &over_quota);
-		if (!dpage)
-			continue;
+		if (!run) {
+			next = vgem_p2p_devmem_alloc_run(vdev, left, &run);
+			if (!next) {
+				/* device full: return the unused charges */
+				for (; left; left--)
+					vgem_p2p_devmem_uncharge(charge);
+				continue;
+			}
+		}
+		dpage = next++;
+		run--;
+		left--;
+		dpage->zone_device_data = charge;
+		zone_device_page_init(dpage);	/* refcount 1, locked */
 		if (spage) {
 			void *src = kmap_local_page(spage);
 
@@ -443,7 +497,7 @@ static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 		    (!spage && (args->vma->vm_flags & VM_WRITE)))
 			args->dst[i] |= MIGRATE_PFN_WRITE;
 	}
-	return !over_quota;
+	return within_quota;
 }
 
 /* One chunk of at most VGEM_P2P_MIGRATE_CHUNK pages, under mmap_lock */
@@ -565,15 +619,19 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 			 resource_size_t bar_offset, resource_size_t size)
 {
 	struct vgem_p2p_devmem *devmem = &vdev->devmem;
-	unsigned long pfn, first, last;
 	struct resource *res;
 	void *addr;
 	int ret;
 
+	devmem->used = bitmap_zalloc(size >> PAGE_SHIFT, GFP_KERNEL);
+	if (!devmem->used)
+		return -ENOMEM;
 	res = request_free_mem_region(&iomem_resource, size,
 				      "vgem_p2p device-private");
-	if (IS_ERR(res))
-		return PTR_ERR(res);
+	if (IS_ERR(res)) {
+		ret = PTR_ERR(res);
+		goto err_free_bitmap;
+	}
 
 	devmem->res = res;
 	devmem->bar_offset = bar_offset;
@@ -589,14 +647,6 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 		goto err_release_region;
 	}
 
-	first = PHYS_PFN(res->start);
-	last = first + (size >> PAGE_SHIFT);
-	for (pfn = last; pfn-- > first;) {
-		struct page *page = pfn_to_page(pfn);
-
-		page->zone_device_data = devmem->free_pages;
-		devmem->free_pages = page;
-	}
 	devmem->size = size;
 	devmem->ready = true;
 	return 0;
@@ -604,6 +654,9 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 err_release_region:
 	release_mem_region(res->start, resource_size(res));
 	devmem->res = NULL;
+err_free_bitmap:
+	bitmap_free(devmem->used);
+	devmem->used = NULL;
 	return ret;
 }
 
@@ -645,4 +698,5 @@ void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev)
 
 	memunmap_pages(&devmem->pgmap);
 	release_mem_region(devmem->res->start, resource_size(devmem->res));
+	bitmap_free(devmem->used);
 }

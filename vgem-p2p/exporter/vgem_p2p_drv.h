@@ -115,8 +115,9 @@ struct vgem_p2p_devmem {
 	resource_size_t bar_offset;
 	resource_size_t size;
 	bool ready;
-	spinlock_t lock;		/* protects free_pages and nr_used */
-	struct page *free_pages;	/* chained by zone_device_data */
+	spinlock_t lock;		/* protects used, next and nr_used */
+	unsigned long *used;		/* bitmap: page i of the pgmap in use */
+	unsigned long next;		/* where the next search starts */
 	unsigned long nr_used;
 };
 
