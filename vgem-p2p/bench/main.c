@@ -237,6 +237,17 @@ static const struct option long_opts[] = {
 	{ }
 };
 
+/* A count option: atoi()'s value, within [@min, @max] */
+static int parse_count(const char *s, int min, int max, unsigned int *out)
+{
+	int v = atoi(s);
+
+	if (v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 static int parse_args(struct bench *b, int argc, char **argv,
 		      const char **outdir)
 {
@@ -252,8 +263,7 @@ static int parse_args(struct bench *b, int argc, char **argv,
 				return -EINVAL;
 			break;
 		case 'r':
-			b->reps = atoi(optarg);
-			if (b->reps < 1 || b->reps > BENCH_MAX_REPS)
+			if (parse_count(optarg, 1, BENCH_MAX_REPS, &b->reps))
 				return -EINVAL;
 			break;
 		case OPT_MAP_MAX:
@@ -269,8 +279,7 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			size = &b->stream_size;
 			break;
 		case OPT_REGS:
-			b->max_regs = atoi(optarg);
-			if (b->max_regs < 1 || b->max_regs > 64)
+			if (parse_count(optarg, 1, 64, &b->max_regs))
 				return -EINVAL;
 			break;
 		case OPT_TTM_IMPORTER:
@@ -285,18 +294,15 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			b->scale_procs = 8;
 			break;
 		case OPT_OBJS:
-			b->scale_objs = atoi(optarg);
-			if (b->scale_objs < 4 || b->scale_objs > 1000)
+			if (parse_count(optarg, 4, 1000, &b->scale_objs))
 				return -EINVAL;
 			break;
 		case OPT_OBJ_REGS:
-			b->scale_regs = atoi(optarg);
-			if (b->scale_regs < 1 || b->scale_regs > 256)
+			if (parse_count(optarg, 1, 256, &b->scale_regs))
 				return -EINVAL;
 			break;
 		case OPT_PROCS:
-			b->scale_procs = atoi(optarg);
-			if (b->scale_procs < 1 || b->scale_procs > 8)
+			if (parse_count(optarg, 1, 8, &b->scale_procs))
 				return -EINVAL;
 			break;
 		case OPT_SCALE_MOVE:
