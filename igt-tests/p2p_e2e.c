@@ -205,6 +205,37 @@ igt_main
 		free(buf);
 	}
 
+	igt_describe("Bulk reads of a VRAM object into destinations the importer handles differently: an unaligned buffer (pinned, an extra page, an unaligned copy) and another VRAM object's mapping (VM_PFNMAP: not pinnable, copied to with faults disabled). Every byte arrives, and nothing around it changes.");
+	igt_subtest("vram-bulk-odd-destinations") {
+		uint64_t size = 32 * EDU_PAGE, off = 7, len = size - 12;
+		uint32_t h = vgem_p2p_create(vfd, size, 0), h2, key;
+		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char *buf = malloc(size + 16), *q;
+
+		edu_fill(p, size, 35);
+		key = edu_reg(fd, p, size, RW, 0);
+
+		memset(buf, 0xee, size + 16);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
+			len, buf + 3);
+		igt_assert(!memcmp(buf + 3, p + off, len));
+		igt_assert(buf[2] == (char)0xee && buf[3 + len] == (char)0xee);
+
+		h2 = vgem_p2p_create(vfd, size, 0);
+		q = vgem_p2p_mmap(vfd, h2, size, PROT_READ | PROT_WRITE);
+		memset(q, 0xee, size);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
+			len, q + 5);
+		igt_assert(!memcmp(q + 5, p + off, len));
+		igt_assert(q[4] == (char)0xee && q[5 + len] == (char)0xee);
+
+		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		munmap(q, size);
+		munmap(p, size);
+		gem_close(vfd, h2);
+		free(buf);
+	}
+
 	igt_describe("A read-only export: device reads work, device writes get EPERM.");
 	igt_subtest("read-only-object") {
 		uint64_t size = EDU_PAGE;

@@ -20,6 +20,7 @@
 #include <linux/hmm.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
+#include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/p2p_map.h>
 #include <linux/pagemap.h>
@@ -27,6 +28,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+
+#include <drm/drm_cache.h>
 
 #include "edu_nic.h"
 
@@ -480,14 +483,98 @@ static int edu_nic_mr_window_map(struct edu_nic_mr *mr,
 }
 
 /*
- * Copy between the mirror's pages from @off on and @ubuf, at most up to
- * @end, with the mirror locked and page faults disabled. Stops early when
- * page @i is a BAR page outside the window (its run in @run), or a user
- * page is not present (*@left bytes not copied). Returns 0 or a negative
- * errno; *@off and *@ubuf advance past what was copied.
+ * struct edu_nic_bulk_dst - where one batch of a bulk read lands
+ * @pages: room for the user pages of a batch, or NULL
+ * @base: user address of @pages[0]
+ * @npages: how many of @pages are pinned; 0: copy to user space instead
+ *
+ * The user pages a batch covers are pinned before the mirror lock is
+ * taken, so that the copy under it writes them through the kernel
+ * mapping and cannot fault, and so that it can read the BAR with
+ * drm_memcpy_from_wc(): the streaming-load copy TTM reads VRAM with
+ * (ttm_move_memcpy()), where copy_to_user() has only the string
+ * instructions, which read write-combined memory uncached. A buffer that
+ * cannot be pinned (a VM_PFNMAP mapping, say) is copied to in user space
+ * with page faults disabled, as before.
+ */
+struct edu_nic_bulk_dst {
+	struct page **pages;
+	unsigned long base;
+	int npages;
+};
+
+/* Pin the user pages of [@ubuf, @ubuf + @len), all of them or none */
+static void edu_nic_bulk_dst_pin(struct edu_nic_bulk_dst *dst,
+				 char __user *ubuf, size_t len)
+{
+	unsigned long first = (unsigned long)ubuf & PAGE_MASK;
+	int n = DIV_ROUND_UP(offset_in_page(ubuf) + len, PAGE_SIZE);
+	int ret;
+
+	dst->base = first;
+	dst->npages = 0;
+	if (!dst->pages)
+		return;
+	ret = pin_user_pages_fast(first, n, FOLL_WRITE, dst->pages);
+	if (ret == n)
+		dst->npages = n;
+	else if (ret > 0)
+		unpin_user_pages(dst->pages, ret);
+}
+
+static void edu_nic_bulk_dst_unpin(struct edu_nic_bulk_dst *dst)
+{
+	if (dst->npages)
+		unpin_user_pages_dirty_lock(dst->pages, dst->npages, true);
+	dst->npages = 0;
+}
+
+/*
+ * Copy @len bytes from @src (a BAR window if @iomem) to @ubuf; returns
+ * the number of bytes not copied, as __copy_to_user_inatomic() does.
+ */
+static size_t edu_nic_bulk_copy_out(const struct edu_nic_bulk_dst *dst,
+				    char __user *ubuf, const void *src,
+				    size_t len, bool iomem)
+{
+	unsigned long uaddr = (unsigned long)ubuf;
+
+	if (!dst->npages)
+		return __copy_to_user_inatomic(ubuf, src, len);
+
+	while (len) {
+		struct page *page = dst->pages[(uaddr - dst->base) >> PAGE_SHIFT];
+		size_t pgoff = offset_in_page(uaddr);
+		size_t n = min_t(size_t, len, PAGE_SIZE - pgoff);
+		void *va = kmap_local_page(page);
+		struct iosys_map to = IOSYS_MAP_INIT_VADDR(va + pgoff);
+		struct iosys_map from;
+
+		if (iomem)
+			iosys_map_set_vaddr_iomem(&from,
+						  (void __iomem __force *)src);
+		else
+			iosys_map_set_vaddr(&from, (void *)src);
+		drm_memcpy_from_wc(&to, &from, n);
+		kunmap_local(va);
+		uaddr += n;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Copy between the mirror's pages from @off on and @ubuf (for a read, as
+ * @dst says), at most up to @end, with the mirror locked and page faults
+ * disabled. Stops early when page @i is a BAR page outside the window
+ * (its run in @run), or a user page is not present (*@left bytes not
+ * copied). Returns 0 or a negative errno; *@off and *@ubuf advance past
+ * what was copied.
  */
 static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 				  char __user **ubuf, bool write,
+				  const struct edu_nic_bulk_dst *dst,
 				  struct edu_nic_io_window *run, size_t *left)
 {
 	struct device *dev = &mr->nic->pdev->dev;
@@ -516,9 +603,9 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 				*left = __copy_from_user_inatomic(va + pgoff,
 								  *ubuf, len);
 			else
-				*left = __copy_to_user_inatomic(*ubuf,
-								va + pgoff,
-								len);
+				*left = edu_nic_bulk_copy_out(dst, *ubuf,
+							      va + pgoff, len,
+							      false);
 			kunmap_local(va);
 			if (write)
 				dma_sync_single_for_cpu(dev, mr->dma_addrs[i],
@@ -546,7 +633,8 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 				*left = __copy_from_user_inatomic(io, *ubuf,
 								  len);
 			else
-				*left = __copy_to_user_inatomic(*ubuf, io, len);
+				*left = edu_nic_bulk_copy_out(dst, *ubuf, io,
+							      len, true);
 		}
 		edu_nic_mr_count(mr, bulk_bytes, len - *left);
 		*off += len - *left;
@@ -566,8 +654,10 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
  * a page that is not present is faulted in after the lock is dropped,
  * then the copy resumes: the pattern of i915's pread/pwrite fast paths
  * (__copy_to_user_inatomic() from an io_mapping) and of
- * generic_perform_write() (fault_in_iov_iter_readable()). Called with
- * op_lock held.
+ * generic_perform_write() (fault_in_iov_iter_readable()). A read pins
+ * each batch's user pages before it locks the mirror instead, as
+ * process_vm_readv() pins the pages it copies to, and writes them through
+ * the kernel mapping (struct edu_nic_bulk_dst). Called with op_lock held.
  */
 static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 			   const struct edu_nic_dma *req)
@@ -575,12 +665,20 @@ static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 	bool write = req->direction == EDU_NIC_DMA_TO_MR;
 	char __user *ubuf = u64_to_user_ptr(req->user_ptr);
 	u64 off = req->offset, end = req->offset + req->length;
-	int ret;
+	struct edu_nic_bulk_dst dst = { };
+	int ret = 0;
 
 	lockdep_assert_held(&mr->op_lock);
 
 	if (!access_ok(ubuf, req->length))
 		return -EFAULT;
+	/* A batch of user pages, one more if the buffer is not aligned */
+	if (!write) {
+		dst.pages = kmalloc_array(EDU_NIC_BULK_BATCH + 1,
+					  sizeof(*dst.pages), GFP_KERNEL);
+		if (!dst.pages)
+			return -ENOMEM;
+	}
 
 	while (off < end) {
 		u64 batch = min_t(u64, end, (off & PAGE_MASK) +
@@ -588,34 +686,43 @@ static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 		struct edu_nic_io_window run = { };
 		size_t left = 0, want;
 
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (!write)
+			edu_nic_bulk_dst_pin(&dst, ubuf, batch - off);
 		ret = edu_nic_mr_lock_mirror(mr, write);
 		if (ret)
-			return ret;
+			break;
 		pagefault_disable();
 		ret = edu_nic_mr_bulk_locked(mr, &off, batch, &ubuf, write,
-					     &run, &left);
+					     &dst, &run, &left);
 		pagefault_enable();
 		edu_nic_mr_unlock_mirror(mr);
+		edu_nic_bulk_dst_unpin(&dst);
 		if (ret)
-			return ret;
+			break;
 
 		if (left) {
 			want = min_t(u64, end - off, PAGE_SIZE);
 			if ((write ? fault_in_readable(ubuf, want) :
-				     fault_in_writeable(ubuf, want)) == want)
-				return -EFAULT;
+				     fault_in_writeable(ubuf, want)) == want) {
+				ret = -EFAULT;
+				break;
+			}
 		}
 		if (run.len) {
 			/* ioremap allocates: outside mr->lock */
 			ret = edu_nic_mr_window_map(mr, &run);
 			if (ret)
-				return ret;
+				break;
 		}
 		cond_resched();
 	}
-	return 0;
+	edu_nic_bulk_dst_unpin(&dst);
+	kfree(dst.pages);
+	return ret;
 }
 
 /*
