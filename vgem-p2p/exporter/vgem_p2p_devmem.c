@@ -33,17 +33,23 @@
 
 #define VGEM_P2P_MIGRATE_CHUNK	32	/* pages per migrate_vma_setup() */
 
-struct vgem_p2p_devmem_page {
-	struct page *page;		/* holds a reference */
+/*
+ * One stretch of a p2p_map() call's pages that is contiguous in the BAR,
+ * exported once (one dma_map_resource() behind an IOMMU); the mapping
+ * holds a reference on each of its @npages pages, from @page on.
+ */
+struct vgem_p2p_devmem_stretch {
+	struct page *page;
 	dma_addr_t addr;
-	unsigned long run;		/* pages exported with this one, or 0 */
+	unsigned long npages;
 };
 
 /*
  * One p2p_map() call: a run of pages at consecutive addresses of the
- * importer's range. Each stretch of it that is contiguous in the BAR is
- * exported once (one dma_map_resource() behind an IOMMU); its first entry
- * records the stretch's length for the unexport.
+ * importer's range, in as many stretches as the BAR backs it with: one
+ * record a stretch, not a page, since the core hands a whole page table
+ * of pages at a time and the allocator backs a migrated range with
+ * ascending BAR.
  */
 struct vgem_p2p_devmem_mapping {
 	struct p2p_map base;
@@ -51,8 +57,8 @@ struct vgem_p2p_devmem_mapping {
 	struct device *importer;
 	enum vgem_p2p_map_kind kind;
 	enum dma_data_direction dir;
-	unsigned long npages;		/* exported entries of pages[] */
-	struct vgem_p2p_devmem_page pages[];
+	unsigned long nstretches;	/* exported entries of stretches[] */
+	struct vgem_p2p_devmem_stretch stretches[];
 };
 
 static unsigned long devmem_quota_pages;
@@ -294,17 +300,28 @@ static unsigned long vgem_p2p_devmem_stretch(struct page **pages,
 	return n;
 }
 
+static unsigned long vgem_p2p_devmem_count_stretches(struct page **pages,
+						     unsigned long npages)
+{
+	unsigned long i, n;
+
+	for (i = 0, n = 0; i < npages; n++)
+		i += vgem_p2p_devmem_stretch(&pages[i], npages - i);
+	return n;
+}
+
 /* Does not sleep: p2p_unmap calls it */
 static void vgem_p2p_devmem_unexport(struct vgem_p2p_devmem_mapping *map)
 {
 	unsigned long i, k;
 
-	for (i = 0; i < map->npages; i += map->pages[i].run) {
-		vgem_p2p_unexport_bar(map->importer, map->kind,
-				      map->pages[i].addr,
-				      map->pages[i].run << PAGE_SHIFT, map->dir);
-		for (k = 0; k < map->pages[i].run; k++)
-			put_page(map->pages[i + k].page);
+	for (i = 0; i < map->nstretches; i++) {
+		struct vgem_p2p_devmem_stretch *st = &map->stretches[i];
+
+		vgem_p2p_unexport_bar(map->importer, map->kind, st->addr,
+				      st->npages << PAGE_SHIFT, map->dir);
+		for (k = 0; k < st->npages; k++)
+			put_page(nth_page(st->page, k));
 	}
 }
 
@@ -317,7 +334,7 @@ static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
 				  struct page **pages, unsigned long n,
 				  dma_addr_t *dma_addrs)
 {
-	struct vgem_p2p_devmem_page *entry = &map->pages[map->npages];
+	struct vgem_p2p_devmem_stretch *st = &map->stretches[map->nstretches];
 	unsigned long k;
 	dma_addr_t addr;
 	int ret;
@@ -334,13 +351,12 @@ static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
 	if (ret)
 		goto err_put_pages;
 
-	for (k = 0; k < n; k++) {
-		entry[k].page = pages[k];
-		entry[k].addr = addr + (k << PAGE_SHIFT);
-		entry[k].run = k ? 0 : n;
-		dma_addrs[k] = entry[k].addr;
-	}
-	map->npages += n;
+	for (k = 0; k < n; k++)
+		dma_addrs[k] = addr + (k << PAGE_SHIFT);
+	st->page = pages[0];
+	st->addr = addr;
+	st->npages = n;
+	map->nstretches++;
 	return 0;
 
 err_put_pages:
@@ -363,6 +379,7 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	struct vgem_p2p_device *vdev = page_to_vdev(pages[0]);
 	struct vgem_p2p_devmem_mapping *map;
 	enum vgem_p2p_map_kind kind;
+	unsigned long i, n;
 	int ret, idx;
 
 	/*
@@ -383,7 +400,10 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 		goto err_exit;
 	}
 
-	map = kzalloc(struct_size(map, pages, npages), GFP_KERNEL);
+	map = kzalloc(struct_size(map, stretches,
+				  vgem_p2p_devmem_count_stretches(pages,
+								  npages)),
+		      GFP_KERNEL);
 	if (!map) {
 		ret = -ENOMEM;
 		goto err_exit;
@@ -394,11 +414,8 @@ static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
 	map->kind = kind;
 	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 
-	while (map->npages < npages) {
-		unsigned long i = map->npages;
-		unsigned long n = vgem_p2p_devmem_stretch(&pages[i],
-							  npages - i);
-
+	for (i = 0; i < npages; i += n) {
+		n = vgem_p2p_devmem_stretch(&pages[i], npages - i);
 		ret = vgem_p2p_devmem_export(map, &pages[i], n, &dma_addrs[i]);
 		if (ret)
 			goto err_unexport;
