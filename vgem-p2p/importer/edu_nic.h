@@ -37,6 +37,8 @@
 
 #include <uapi/linux/edu_nic.h>
 
+struct iommu_domain;
+
 /* The edu device's registers, in BAR0 */
 #define EDU_REG_ID		0x00	/* 0xRRrr00ed: major, minor, 0xed */
 #define EDU_REG_ALIVE		0x04	/* reads back the complement */
@@ -248,6 +250,9 @@ void edu_nic_put(struct edu_nic *nic);
 
 /* edu_nic_dma.c */
 bool edu_nic_iommu_translated(struct edu_nic *nic);
+struct iommu_domain *edu_nic_dma_domain(struct edu_nic *nic);
+phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
+				   dma_addr_t addr);
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
 void edu_nic_dma_fault_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);

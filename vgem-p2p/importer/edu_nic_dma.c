@@ -339,8 +339,27 @@ bool edu_nic_iommu_translated(struct edu_nic *nic)
 }
 
 /**
- * edu_nic_bus_to_phys - the physical address a DMA of the device reaches
+ * edu_nic_dma_domain - the IOMMU domain that translates the device's DMA
  * @nic: the device
+ *
+ * Looked up once by callers that resolve many addresses, such as a
+ * registration's classification: per address it is a walk of the
+ * device's IOMMU group.
+ *
+ * Return: the domain, or NULL if the device's DMA is not translated.
+ */
+struct iommu_domain *edu_nic_dma_domain(struct edu_nic *nic)
+{
+	struct device *dev = &nic->pdev->dev;
+
+	if (!vgem_p2p_dma_translated(dev))
+		return NULL;
+	return iommu_get_domain_for_dev(dev);
+}
+
+/**
+ * edu_nic_domain_to_phys - the physical address a DMA of the device reaches
+ * @domain: what edu_nic_dma_domain() returned
  * @addr: a bus address as the device uses it
  *
  * Resolves @addr the way the device's DMA is resolved: through the IOMMU
@@ -350,11 +369,20 @@ bool edu_nic_iommu_translated(struct edu_nic *nic)
  * Return: the physical address, or 0 if the IOMMU has no translation
  * (the device's DMA would fault).
  */
+phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
+				   dma_addr_t addr)
+{
+	return domain ? iommu_iova_to_phys(domain, addr) : addr;
+}
+
+/**
+ * edu_nic_bus_to_phys - edu_nic_domain_to_phys() for one address
+ * @nic: the device
+ * @addr: a bus address as the device uses it
+ *
+ * Return: as edu_nic_domain_to_phys().
+ */
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr)
 {
-	struct device *dev = &nic->pdev->dev;
-
-	if (vgem_p2p_dma_translated(dev))
-		return iommu_iova_to_phys(iommu_get_domain_for_dev(dev), addr);
-	return addr;
+	return edu_nic_domain_to_phys(edu_nic_dma_domain(nic), addr);
 }

@@ -111,9 +111,11 @@ static const struct mmu_interval_notifier_ops edu_nic_mr_notifier_ops = {
 	.invalidate = edu_nic_mr_invalidate,
 };
 
-static phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr, unsigned long i)
+/* Page @i's physical address; @domain: edu_nic_dma_domain() */
+static phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr,
+				   struct iommu_domain *domain, unsigned long i)
 {
-	return edu_nic_bus_to_phys(mr->nic, mr->dma_addrs[i]) & PAGE_MASK;
+	return edu_nic_domain_to_phys(domain, mr->dma_addrs[i]) & PAGE_MASK;
 }
 
 /**
@@ -133,13 +135,14 @@ static phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr, unsigned long i)
 void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
 			 unsigned long n)
 {
+	struct iommu_domain *domain = edu_nic_dma_domain(mr->nic);
 	unsigned long end = i + n, j, k;
 	phys_addr_t phys;
 
 	while (i < end) {
-		phys = edu_nic_mr_phys(mr, i);
+		phys = edu_nic_mr_phys(mr, domain, i);
 		for (j = i + 1; j < end; j++)
-			if (edu_nic_mr_phys(mr, j) !=
+			if (edu_nic_mr_phys(mr, domain, j) !=
 			    phys + ((phys_addr_t)(j - i) << PAGE_SHIFT))
 				break;
 		if (!phys) {
@@ -449,17 +452,18 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
  * addresses continue @phys. What the window maps, so that a stream over
  * the run maps it once. Called with the mirror locked.
  */
-static void edu_nic_mr_bar_run(struct edu_nic_mr *mr, unsigned long i,
+static void edu_nic_mr_bar_run(struct edu_nic_mr *mr,
+			       struct iommu_domain *domain, unsigned long i,
 			       phys_addr_t phys, struct edu_nic_io_window *run)
 {
 	unsigned long first = i, last = i;
 
 	while (first > 0 && !test_bit(first - 1, mr->sysmem) &&
-	       edu_nic_mr_phys(mr, first - 1) ==
+	       edu_nic_mr_phys(mr, domain, first - 1) ==
 	       phys - ((phys_addr_t)(i - first + 1) << PAGE_SHIFT))
 		first--;
 	while (last + 1 < mr->npages && !test_bit(last + 1, mr->sysmem) &&
-	       edu_nic_mr_phys(mr, last + 1) ==
+	       edu_nic_mr_phys(mr, domain, last + 1) ==
 	       phys + ((phys_addr_t)(last + 1 - i) << PAGE_SHIFT))
 		last++;
 	run->phys = phys - ((phys_addr_t)(i - first) << PAGE_SHIFT);
@@ -577,6 +581,7 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 				  const struct edu_nic_bulk_dst *dst,
 				  struct edu_nic_io_window *run, size_t *left)
 {
+	struct iommu_domain *domain = edu_nic_dma_domain(mr->nic);
 	struct device *dev = &mr->nic->pdev->dev;
 	enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
 	unsigned long last = (end - 1) >> PAGE_SHIFT;
@@ -585,7 +590,7 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 	while (*off < end) {
 		unsigned long i = *off >> PAGE_SHIFT, n;
 		unsigned long pgoff = *off & ~PAGE_MASK;
-		phys_addr_t phys = edu_nic_mr_phys(mr, i);
+		phys_addr_t phys = edu_nic_mr_phys(mr, domain, i);
 		size_t len;
 
 		if (!phys)
@@ -615,13 +620,13 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 
 			if (!win->io || phys < win->phys ||
 			    phys + PAGE_SIZE > win->phys + win->len) {
-				edu_nic_mr_bar_run(mr, i, phys, run);
+				edu_nic_mr_bar_run(mr, domain, i, phys, run);
 				return 0;
 			}
 			/* The pages after @i that continue it in the window */
 			for (n = 1; i + n <= last; n++)
 				if (test_bit(i + n, mr->sysmem) ||
-				    edu_nic_mr_phys(mr, i + n) !=
+				    edu_nic_mr_phys(mr, domain, i + n) !=
 				    phys + ((phys_addr_t)n << PAGE_SHIFT) ||
 				    phys + ((phys_addr_t)(n + 1) << PAGE_SHIFT) >
 				    win->phys + win->len)
