@@ -24,6 +24,31 @@ static struct workqueue_struct *vgem_p2p_free_wq;
 /* System pages got by all objects of all devices: see vgem_p2p_pages_get() */
 static atomic_long_t vgem_p2p_pages_pinned = ATOMIC_LONG_INIT(0);
 
+/*
+ * Fault the object's shmem file in, rescheduling between pages, before
+ * drm_gem_get_pages() pins it. That helper allocates every page of an
+ * object in one loop that never yields, and an object may have half of
+ * RAM: on a kernel without preemption the loop stalled RCU for 26 s in a
+ * fuzz run under TCG. i915 reschedules per page while it reads its shmem
+ * objects in (shmem_sg_alloc_table()) for the same reason. The helper
+ * then finds each page in the page cache.
+ */
+static int vgem_p2p_pages_populate(struct vgem_p2p_object *bo)
+{
+	struct address_space *mapping = bo->base.filp->f_mapping;
+	unsigned long i, npages = vgem_p2p_npages(bo);
+
+	for (i = 0; i < npages; i++) {
+		struct page *page = shmem_read_mapping_page(mapping, i);
+
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		put_page(page);
+		cond_resched();
+	}
+	return 0;
+}
+
 /**
  * vgem_p2p_pages_get - give an object in system memory its pages
  * @bo: the object, whose dma_resv the caller holds; not in VRAM, or
@@ -45,6 +70,7 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 {
 	unsigned long npages = vgem_p2p_npages(bo);
 	struct page **pages;
+	int ret;
 
 	/* Not the device lock: a move to system memory allocates unlocked */
 	dma_resv_assert_held(bo->base.resv);
@@ -64,13 +90,20 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
 		atomic_long_sub(npages, &vgem_p2p_pages_pinned);
 		return -ENOMEM;
 	}
+	ret = vgem_p2p_pages_populate(bo);
+	if (ret)
+		goto err_unpin_count;
 	pages = drm_gem_get_pages(&bo->base);
 	if (IS_ERR(pages)) {
-		atomic_long_sub(npages, &vgem_p2p_pages_pinned);
-		return PTR_ERR(pages);
+		ret = PTR_ERR(pages);
+		goto err_unpin_count;
 	}
 	bo->pages = pages;
 	return 0;
+
+err_unpin_count:
+	atomic_long_sub(npages, &vgem_p2p_pages_pinned);
+	return ret;
 }
 
 /**
