@@ -300,6 +300,11 @@ static unsigned long vgem_p2p_devmem_stretch(struct page **pages,
 	return n;
 }
 
+/*
+ * Counted before the mapping is allocated, so that its record is as small
+ * as its stretches: a page table of one stretch takes one entry, not 512.
+ * A second pass of pfn compares costs less than the larger allocation.
+ */
 static unsigned long vgem_p2p_devmem_count_stretches(struct page **pages,
 						     unsigned long npages)
 {

@@ -542,27 +542,26 @@ static size_t edu_nic_bulk_copy_out(const struct edu_nic_bulk_dst *dst,
 				    size_t len, bool iomem)
 {
 	unsigned long uaddr = (unsigned long)ubuf;
+	struct iosys_map from;
 
 	if (!dst->npages)
 		return __copy_to_user_inatomic(ubuf, src, len);
 
+	if (iomem)
+		iosys_map_set_vaddr_iomem(&from, (void __iomem __force *)src);
+	else
+		iosys_map_set_vaddr(&from, (void *)src);
 	while (len) {
 		struct page *page = dst->pages[(uaddr - dst->base) >> PAGE_SHIFT];
 		size_t pgoff = offset_in_page(uaddr);
 		size_t n = min_t(size_t, len, PAGE_SIZE - pgoff);
 		void *va = kmap_local_page(page);
 		struct iosys_map to = IOSYS_MAP_INIT_VADDR(va + pgoff);
-		struct iosys_map from;
 
-		if (iomem)
-			iosys_map_set_vaddr_iomem(&from,
-						  (void __iomem __force *)src);
-		else
-			iosys_map_set_vaddr(&from, (void *)src);
 		drm_memcpy_from_wc(&to, &from, n);
 		kunmap_local(va);
+		iosys_map_incr(&from, n);
 		uaddr += n;
-		src += n;
 		len -= n;
 	}
 	return 0;
