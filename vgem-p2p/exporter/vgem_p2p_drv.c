@@ -13,6 +13,7 @@
  */
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/seq_file.h>
 
 #include <drm/drm_drv.h>
@@ -238,6 +239,13 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	vdev->bar = devm_ioremap_wc(&pdev->dev, vdev->bar_phys, vdev->bar_size);
 	if (!vdev->bar)
 		return -ENOMEM;
+
+	/* Without a provider, importers are served from system memory */
+	ret = pcim_p2pdma_init(pdev);
+	if (!ret)
+		vdev->provider = pcim_p2pdma_provider(pdev, VGEM_P2P_BAR);
+	else
+		drm_warn(&vdev->drm, "no p2pdma provider: %d\n", ret);
 
 	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);
 	vdev->vram_size = vdev->bar_size - devmem_size;

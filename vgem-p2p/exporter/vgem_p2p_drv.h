@@ -52,6 +52,7 @@
 #include <linux/mutex.h>
 #include <linux/p2p_map.h>
 #include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -130,6 +131,8 @@ struct vgem_p2p_device {
 	pci_bus_addr_t bar_bus;		/* address on the PCI bus */
 	resource_size_t bar_size;
 	void __iomem *bar;		/* write-combined CPU mapping */
+	/* the BAR's, for pci_p2pdma_*(); NULL: no importer gets the BAR */
+	struct p2pdma_provider *provider;
 	resource_size_t vram_size;
 
 	/*

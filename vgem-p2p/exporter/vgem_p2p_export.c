@@ -5,8 +5,9 @@
  * decides:
  *
  *  - p2p denied by the object (VGEM_P2P_CREATE_NO_P2P), impossible in
- *    this topology (device_test_p2p() false), or the BAR's bus addresses
- *    above the importer's DMA mask (no IOMMU): the object moves to system
+ *    this topology (pci_p2pdma_map_type() on the BAR's provider says not
+ *    supported), or the BAR's bus addresses above the importer's DMA mask
+ *    (no IOMMU): the object moves to system
  *    memory and the importer gets dma_map_page() addresses of its pages.
  *    The importer cannot tell; only the counters can.
  *  - otherwise the PCI core maps the BAR range for it
@@ -14,7 +15,6 @@
  *    traffic, IOVA or not; dma_map_resource() where the host bridge does,
  *    which behind an IOMMU gives IOVAs.
  */
-#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/pci-p2pdma.h>
@@ -41,14 +41,17 @@ bool vgem_p2p_importer_translated(struct device *importer)
  *
  * An IOVA is allocated under the importer's DMA mask; a bus address is
  * what it is, and a device with a narrower mask cannot reach it (QEMU's
- * edu clamps the address and writes elsewhere). The same check as
- * dma_direct_map_resource()'s, dma_capable().
+ * edu clamps the address and writes elsewhere). The check dma-direct
+ * makes (dma_capable()), with the mask the DMA API gives drivers.
  */
 bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
 				   struct device *importer)
 {
+	u64 limit = min_not_zero(dma_get_mask(importer),
+				 importer->bus_dma_limit);
+
 	return vgem_p2p_importer_translated(importer) ||
-	       dma_capable(importer, vdev->bar_bus, vdev->bar_size, false);
+	       vdev->bar_bus + vdev->bar_size - 1 <= limit;
 }
 
 /**
@@ -64,7 +67,9 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 {
 	if (obj_flags & VGEM_P2P_CREATE_NO_P2P)
 		return VGEM_P2P_MAP_SYSTEM;
-	if (!device_test_p2p(&vdev->pdev->dev, importer) ||
+	if (!vdev->provider ||
+	    pci_p2pdma_map_type(vdev->provider, importer) ==
+	    PCI_P2PDMA_MAP_NOT_SUPPORTED ||
 	    !vgem_p2p_importer_reaches_bar(vdev, importer))
 		return VGEM_P2P_MAP_SYSTEM;
 	if (vgem_p2p_importer_translated(importer))
@@ -84,7 +89,8 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
  * @dir: DMA direction
  * @addr: out: the address of the range's start, for @importer
  *
- * The decision is the PCI core's (pci_p2pdma_map_resource()): a bus
+ * The decision is the PCI core's (pci_p2pdma_map_resource() on the BAR's
+ * provider): a bus
  * address when a switch routes the traffic, whether or not the importer
  * is translated; a mapping when the host bridge routes it.
  *
@@ -97,7 +103,9 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 {
 	int type;
 
-	type = pci_p2pdma_map_resource(&vdev->pdev->dev, importer,
+	if (!vdev->provider)
+		return -EOPNOTSUPP;
+	type = pci_p2pdma_map_resource(vdev->provider, importer,
 				       vdev->bar_phys + bar_offset, size, dir,
 				       addr);
 	switch (type) {
@@ -133,7 +141,8 @@ void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
  * @file: the caller
  *
  * The kernel's own answer, so that user space need not re-derive it from
- * sysfs: device_test_p2p(), and the kind of address a mapping of VRAM
+ * sysfs: the map type pci_p2pdma_map_type() gives for the BAR's provider,
+ * and the kind of address a mapping of VRAM
  * for the peer gets now, from a real one-page mapping undone at once.
  */
 int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
@@ -157,12 +166,14 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 		goto out_put_peer;
 	}
 
-	args->reachable = device_test_p2p(&vdev->pdev->dev, &peer->dev);
+	args->reachable = vdev->provider &&
+			  pci_p2pdma_map_type(vdev->provider, &peer->dev) !=
+			  PCI_P2PDMA_MAP_NOT_SUPPORTED;
 	args->path = VGEM_P2P_PEER_NONE;
 	ret = 0;
 	if (args->reachable) {
 		/* what vgem_p2p_map_locked() would get; no stats counted */
-		int type = pci_p2pdma_map_resource(&vdev->pdev->dev, &peer->dev,
+		int type = pci_p2pdma_map_resource(vdev->provider, &peer->dev,
 						   vdev->bar_phys, PAGE_SIZE,
 						   DMA_TO_DEVICE, &addr);
 

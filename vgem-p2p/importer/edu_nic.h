@@ -197,7 +197,7 @@ enum edu_nic_mr_kind {
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
  * @pfns: hmm_range_fault() output, one entry per page.
  * @dma_addrs: per page, the address the device uses: the exporter's for
- *	HMM_PFN_P2P entries, our dma_map_page() result for the others.
+ *	HMM_PFN_P2PDMA entries, our dma_map_page() result for the others.
  * @p2p_maps: the p2p mappings the installed mirror holds (struct p2p_map).
  * @sysmem: per page, the device's address reaches system RAM (our own
  *	mappings, or an exporter's fallback): each DMA syncs it, and the

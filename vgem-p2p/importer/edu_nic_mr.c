@@ -69,7 +69,7 @@ static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 	 * our own mappings is skipped when there are none.
 	 */
 	for (i = 0; mr->nr_own_maps && i < mr->npages; i++)
-		if (!(mr->pfns[i] & HMM_PFN_P2P))
+		if (!(mr->pfns[i] & HMM_PFN_P2PDMA))
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
 					     dir, EDU_NIC_MAP_ATTRS);
 	mr->nr_own_maps = 0;
@@ -191,11 +191,11 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 			goto err_unmap_pages;
 		}
 		/* The exporter's address is already in dma_addrs[i]. */
-		if (entry & HMM_PFN_P2P) {
-			if (!p2p++ || !(mr->pfns[i - 1] & HMM_PFN_P2P))
+		if (entry & HMM_PFN_P2PDMA) {
+			if (!p2p++ || !(mr->pfns[i - 1] & HMM_PFN_P2PDMA))
 				p2p_start = i;
 			if (i + 1 == mr->npages ||
-			    !(mr->pfns[i + 1] & HMM_PFN_P2P))
+			    !(mr->pfns[i + 1] & HMM_PFN_P2PDMA))
 				edu_nic_mr_classify(mr, p2p_start,
 						    i + 1 - p2p_start);
 			continue;
@@ -231,7 +231,7 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 err_unmap_pages:
 	mr->nr_own_maps = 0;
 	while (i--)
-		if (!(mr->pfns[i] & HMM_PFN_P2P))
+		if (!(mr->pfns[i] & HMM_PFN_P2PDMA))
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
 					     dir, EDU_NIC_MAP_ATTRS);
 	p2p_unmap_list(maps);
@@ -391,7 +391,7 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
  * device reaches a bounce buffer, which only a sync fills from and
  * copies back to the page. BAR addresses (p2p) have no CPU copy, and
  * were not mapped page by page: they must not be synced. hmm_range_fault()
- * flags every exporter address HMM_PFN_P2P, whatever is behind it; the
+ * flags every exporter address HMM_PFN_P2PDMA, whatever is behind it; the
  * address tells, as for the bulk mode: RAM is system memory. Called with
  * the mirror locked.
  */

@@ -449,8 +449,8 @@ int vp2p_pair_check(const char *exporter_pci, const char *importer_pci,
 
 /**
  * struct vp2p_peer - the kernel's verdict on one importer, for one exporter
- * @reachable: device_test_p2p(): the importer can reach the exporter's
- *	memory peer-to-peer.
+ * @reachable: pci_p2pdma_map_type() on the exporter's BAR: the importer
+ *	can reach the exporter's memory peer-to-peer.
  * @path: VGEM_P2P_PEER_*: what a peer-to-peer mapping of VRAM for the
  *	importer gets now: bus addresses, a dma_map_resource() mapping
  *	(IOVAs behind an IOMMU), or none (system memory, the fallback).

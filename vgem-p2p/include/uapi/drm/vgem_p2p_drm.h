@@ -163,8 +163,9 @@ struct drm_vgem_p2p_mmap_offset {
  * @bus: in: its bus number, 0 to 255 (else -EINVAL).
  * @devfn: in: its device and function, as PCI_DEVFN(), 0 to 255.
  * @flags: in: must be zero (-EINVAL).
- * @reachable: out: 1 if device_test_p2p() says the peer can reach this
- *	device's memory peer-to-peer, else 0.
+ * @reachable: out: 1 if the PCI core's map type for this device's BAR and
+ *	the peer (pci_p2pdma_map_type() on the BAR's p2pdma provider) says
+ *	the peer can reach it peer-to-peer, else 0.
  * @path: out: VGEM_P2P_PEER_*: what a peer-to-peer mapping of VRAM for
  *	the peer gets now, found by mapping one page for it
  *	(pci_p2pdma_map_resource()) and unmapping it. VGEM_P2P_PEER_NONE

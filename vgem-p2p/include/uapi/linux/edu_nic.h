@@ -206,8 +206,8 @@ struct edu_nic_dma {
 
 /**
  * struct edu_nic_stats - counters of a registration or a device
- * @pages_p2p: pages mirrored peer-to-peer (HMM_PFN_P2P: exporter-provided
- *	addresses), counted at every mirroring.
+ * @pages_p2p: pages mirrored peer-to-peer (HMM_PFN_P2PDMA entries:
+ *	exporter-provided addresses), counted at every mirroring.
  * @pages_system: pages mirrored as ordinary system memory, DMA-mapped by
  *	edu_nic itself, counted at every mirroring.
  * @cur_pages_p2p: pages currently mirrored peer-to-peer.
