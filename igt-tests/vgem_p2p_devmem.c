@@ -160,19 +160,47 @@ igt_main
 				  s0.devmem_used);
 	}
 
+	igt_describe("A process that exits with pages on the device frees them: the child confirms its 8 pages migrated, the parent sees them in use, and after the exit devmem_used is back where it was.");
 	igt_subtest("exit-while-on-device") {
 		size_t size = 8 * 4096;
+		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+		int ready[2], go[2], status;
+		pid_t pid;
+		char c;
 
-		igt_fork(child, 1) {
+		igt_assert_eq(pipe(ready), 0);
+		igt_assert_eq(pipe(go), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
 			void *p = anon(size);
-			uint64_t n;
+			uint64_t n = 0;
 
 			fill_pattern(p, size, 303);
-			igt_assert_eq(migrate(fd, p, size,
-					      VGEM_P2P_MIGRATE_TO_DEVICE, &n), 0);
-			igt_assert_eq_u64(n, 8);
+			c = migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+				    &n) || n != 8 ? 'x' : 'm';
+			if (write(ready[1], &c, 1) != 1 || c != 'm')
+				_exit(1);
+			/* exit with the pages on the device */
+			_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
 		}
-		igt_waitchildren();
+		close(ready[1]);
+		close(go[0]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		igt_assert_f(c == 'm', "the child could not migrate\n");
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 8);
+		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used + size);
+		igt_assert_eq(write(go[1], "g", 1), 1);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFEXITED(status));
+		igt_assert_eq(WEXITSTATUS(status), 0);
+		close(ready[0]);
+		close(go[1]);
+		/* the exit freed the device pages, without migrating them */
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
+		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram);
 	}
 
 	igt_describe("Pages never touched migrate too, as zeroed device pages: all 8 are counted and take device memory, and every word reads back zero when the CPU faults them home.");
