@@ -238,53 +238,82 @@ igt_main
 		gem_close(fd, h);
 	}
 
-	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge.");
+	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge: a client at its quota may migrate again after each, and devmem_used comes back to where it was.");
 	igt_subtest("client-quota") {
 		unsigned long old_quota = get_quota();
 		size_t page = 4096, size = 32 * page;
 		int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
-		char *p = anon(size);
-		uint64_t n;
+		uint64_t used = vgem_p2p_stats(fd).devmem_used, n;
+		char *a = anon(size), *b = anon(16 * page);
+		char *c = anon(16 * page);
 
-		fill_pattern(p, size, 310);
+		fill_pattern(a, size, 310);
+		fill_pattern(b, 16 * page, 311);
+		fill_pattern(c, 16 * page, 312);
 		set_quota(16);
-		igt_assert_eq(migrate_progress(fd1, p, size,
+		igt_assert_eq(migrate_progress(fd1, a, size,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      -EDQUOT);
 		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 16 * page);
 		/* another client: its own quota */
-		igt_assert_eq(migrate_progress(fd2, p + 16 * page, 16 * page,
+		igt_assert_eq(migrate_progress(fd2, b, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd2, p, page,
+		igt_assert_eq(migrate_progress(fd2, a, page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 0);	/* already on the device */
 
 		/* back to RAM: fd1's charge goes, it may migrate again */
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
 		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
+		/* fd1 is at its quota ... */
+		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      -EDQUOT);
+		igt_assert_eq_u64(n, 0);
+		/* ... until munmap frees its device pages and their charge */
+		munmap(a, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 16 * page);
+		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
 
 		/* files closed while their pages are on the device */
 		close(fd1);
 		close(fd2);
-		igt_assert(check_pattern(p, size, 310));
-		munmap(p, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
+		igt_assert(check_pattern(b, 16 * page, 311));
+		igt_assert(check_pattern(c, 16 * page, 312));
+		/* faulted home, their charges gone with them */
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+		munmap(b, 16 * page);
+		munmap(c, 16 * page);
 
 		/* a new client starts from nothing */
 		fd1 = vgem_p2p_open();
-		p = anon(size);
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		a = anon(size);
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
-		munmap(p, size);
+		munmap(a, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
 		close(fd1);
 		set_quota(old_quota);
 	}
