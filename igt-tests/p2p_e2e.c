@@ -236,21 +236,27 @@ igt_main
 		free(buf);
 	}
 
-	igt_describe("A read-only export: device reads work, device writes get EPERM.");
+	igt_describe("A read-only export: device reads work; a device write of bytes other than the object's gets EPERM and changes nothing, seen by device DMA and by the CPU.");
 	igt_subtest("read-only-object") {
 		uint64_t size = EDU_PAGE;
 		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
 		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[EDU_PAGE];
+		char ref[EDU_PAGE], other[EDU_PAGE];
 		uint32_t key;
 
 		edu_fill(ref, size, 35);
+		edu_fill(other, size, 36);
+		igt_assert(memcmp(ref, other, 64));
 		memcpy(p, ref, size);
 		key = edu_reg(fd, p, size, RW, 0);
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, ref),
+					  EDU_NIC_MODE_DEVICE, 0, 64, other),
 			      -EPERM);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 128);
+		/* the object still holds what the CPU wrote, every byte */
+		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+		igt_assert_f(!memcmp(p, ref, size),
+			     "a refused device write changed the object\n");
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		munmap(p, size);
 	}
