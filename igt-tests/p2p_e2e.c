@@ -652,15 +652,14 @@ igt_main
 		munmap(p, size);
 	}
 
-	igt_describe("Two importers on one object are both invalidated by one move and both re-map.");
+	igt_describe("Two importers on one object are both invalidated by one move and both re-map. Skips only where the machine has one edu device; where it has two, a missing edu_nic1 fails.");
 	igt_subtest("two-importers") {
 		uint64_t size = EDU_PAGE;
-		int fd1 = edu_open_nth(1);
+		int fd1 = edu_open_promised(1);
 		uint32_t h, k0, k1;
 		char *p, ref[EDU_PAGE];
 		struct edu_nic_mr_stats s0, s1;
 
-		igt_require_f(fd1 >= 0, "needs a second edu (multi)\n");
 		h = vgem_p2p_create(vfd, size, 0);
 		p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		edu_fill(ref, size, 40);
