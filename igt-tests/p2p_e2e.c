@@ -685,20 +685,25 @@ igt_main
 		munmap(p, size);
 	}
 
-	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind.");
+	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind: a child that read the object by DMA and holds its mapping (checked through OBJ_INFO) is killed mid-DMA, and the mapping is gone.");
 	igt_subtest("teardown-vram") {
 		uint64_t size = 2 * EDU_PAGE;
 		uint32_t h = vgem_p2p_create(vfd, size, 0);
 		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		uint32_t key = edu_reg(fd, p, size, RW,
 				       EDU_NIC_REG_MR_PREFETCH);
+		char ref[2 * EDU_PAGE], c;
+		int ready[2], status;
 		pid_t pid;
 
+		edu_fill(ref, size, 41);
+		memcpy(p, ref, size);
 		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 		igt_assert_eq(munmap(p, size), 0);
 		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 
+		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
@@ -707,14 +712,29 @@ igt_main
 			char buf[2 * EDU_PAGE];
 			uint32_t k = edu_reg(cfd, q, size, RW, 0);
 
+			/* the first DMA maps the object; say what it read */
+			c = edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, size, buf) ||
+			    memcmp(buf, ref, size) ? 'x' : 'r';
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
 				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0, size, buf);
 		}
-		msleep(400);
-		kill(pid, SIGKILL);
-		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		if (c != 'r')
+			kill(pid, SIGKILL);
+		igt_assert_f(c == 'r', "the child's first DMA failed or read other bytes\n");
+		/* the child's importer mapping exists before the kill */
+		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+		igt_assert_eq(kill(pid, SIGKILL), 0);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFSIGNALED(status));
 		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+		gem_close(vfd, h);
 	}
 
 	igt_fixture {
