@@ -288,20 +288,27 @@ igt_main
 		obj_free(vfd, &o);
 	}
 
-	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works.");
+	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works; a device write of bytes other than the object's gets EPERM and changes nothing, seen by device DMA and by the CPU.");
 	igt_subtest("read-only-object") {
 		struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,
 				       6);
+		char other[EDU_PAGE];
 		uint32_t key;
 
+		edu_fill(other, sizeof(other), 106);
+		igt_assert(memcmp(other, o.ref, 64));
 		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
 			      -EPERM);
 		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 512);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, o.ref),
+					  EDU_NIC_MODE_DEVICE, 0, 64, other),
 			      -EPERM);
+		/* the object still holds what the CPU wrote, every byte */
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+		igt_assert_f(!memcmp(o.map, o.ref, o.size),
+			     "a refused device write changed the object\n");
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		obj_free(vfd, &o);
 	}
