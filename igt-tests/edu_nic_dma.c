@@ -458,30 +458,54 @@ igt_main
 		munmap(p, size);
 	}
 
-	igt_describe("SIGKILL of a process in the middle of device DMA releases everything.");
+	igt_describe("SIGKILL of a process in the middle of device DMA releases everything: the child reads its region right once and says so, the parent sees its registration mirrored, kills it mid-stream, and sees the registration and its mirrored pages gone.");
 	igt_subtest("exit-during-dma") {
-		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
-		int status;
+		struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
+		int status, ready[2];
 		pid_t pid;
+		char c;
 
+		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
 			int cfd = edu_open_nth(0);
 			char *p = edu_anon(4 * EDU_PAGE);
 			char buf[4 * EDU_PAGE];
-			uint32_t key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+			uint32_t key;
 
+			edu_fill(p, 4 * EDU_PAGE, 23);
+			key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+			c = edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					buf) ||
+			    memcmp(buf, p, sizeof(buf)) ? 'x' : 'r';
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
 				edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
-		msleep(500);
-		kill(pid, SIGKILL);
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		if (c != 'r')
+			kill(pid, SIGKILL);
+		igt_assert_f(c == 'r', "the child's first DMA failed or read other bytes\n");
+		/* registered, mirrored and DMAing before the kill */
+		e1 = edu_dev_stats(fd).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 1);
+		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system + 4);
+		igt_assert(e1.device_dma_bytes >= e0.device_dma_bytes +
+						  4 * EDU_PAGE);
+		igt_assert_eq(kill(pid, SIGKILL), 0);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFSIGNALED(status));
-		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		e1 = edu_dev_stats(fd).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
 	}
 
 	igt_describe("A command that times out (fault injection) wedges the engine and takes the device off the bus: DMA gets EIO, bus mastering is off; rebinding brings it back.");
