@@ -89,6 +89,8 @@ struct mrs_reader {
 	atomic_bool stop;
 	int keyless;		/* "mr 0 " lines seen: must stay 0 */
 	int reads;
+	atomic_uint key;	/* a registration the reader must see listed */
+	atomic_int listed;	/* reads that listed it */
 	int errors;		/* failed opens and reads: must stay 0 */
 };
 
@@ -113,6 +115,15 @@ static void *mrs_reader_thread(void *arg)
 		buf[n] = 0;
 		if (!strncmp(buf, "mr 0 ", 5) || strstr(buf, "\nmr 0 "))
 			m->keyless++;
+		if (atomic_load(&m->key)) {
+			char line[32];
+
+			snprintf(line, sizeof(line), "mr %u addr ",
+				 atomic_load(&m->key));
+			if (!strncmp(buf, line, strlen(line)) ||
+			    (strstr(buf, line) && strstr(buf, line)[-1] == '\n'))
+				atomic_fetch_add(&m->listed, 1);
+		}
 		m->reads++;
 	}
 	return NULL;
@@ -573,7 +584,7 @@ igt_main
 		munmap(two, 2 * EDU_PAGE);
 	}
 
-	igt_describe("debugfs lists a registration only once it has its key: never as mr 0, even during a long prefetch.");
+	igt_describe("debugfs lists a registration only once it has its key: never as mr 0, even during a long prefetch. The reader is seen to read, and to list a keyed registration at least once.");
 	igt_subtest("debugfs-mrs-keyed") {
 		struct mrs_reader m = { };
 		char link[256];
@@ -597,11 +608,19 @@ igt_main
 		for (i = 0; i < 64; i++) {
 			key = edu_reg(fd, p, 64 * EDU_PAGE, RW,
 				      EDU_NIC_REG_MR_PREFETCH);
+			/* the reader sees the first one listed, keyed */
+			if (!i)
+				atomic_store(&m.key, key);
+			while (!i && !atomic_load(&m.listed))
+				usleep(1000);
 			igt_assert_eq(edu_dereg_err(fd, key), 0);
 		}
 		atomic_store(&m.stop, true);
 		pthread_join(t, NULL);
-		igt_info("%d reads of mrs\n", m.reads);
+		igt_info("%d reads of mrs, %d listing the first registration\n",
+			 m.reads, atomic_load(&m.listed));
+		igt_assert(m.reads > 0);
+		igt_assert(atomic_load(&m.listed) > 0);
 		igt_assert_eq(m.errors, 0);
 		igt_assert_eq(m.keyless, 0);
 		munmap(p, 64 * EDU_PAGE);
