@@ -634,11 +634,12 @@ igt_main
 		igt_assert_eq(found, 1);
 	}
 
-	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV, close cleans up, rebinding works.");
+	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV and move no data, close cleans up, and after rebinding a new registration reads the region's bytes and writes land, counted by the new device.");
 	igt_subtest("unbind-with-mrs") {
 		char link[256], *bdf;
-		char *p = edu_anon(2 * EDU_PAGE);
-		char buf[16];
+		char *p = edu_anon(2 * EDU_PAGE), ref[2 * EDU_PAGE];
+		char buf[64], w[64];
+		struct edu_nic_mr_stats st;
 		uint32_t key;
 		ssize_t n;
 		int sfd;
@@ -649,19 +650,35 @@ igt_main
 		link[n] = 0;
 		bdf = strrchr(link, '/') + 1;
 
+		edu_fill(p, 2 * EDU_PAGE, 51);
+		memcpy(ref, p, sizeof(ref));
 		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
+		st = edu_mr_stats(fd, key);
+		igt_assert(st.state & EDU_NIC_MR_MIRRORED);
+		igt_assert_eq_u64(st.stats.cur_pages_system, 2);
 		sfd = open("/sys/bus/pci/drivers/edu_nic/unbind", O_WRONLY);
 		igt_assert_fd(sfd);
 		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
 		close(sfd);
 
-		igt_assert_eq(edu_mr_stats(fd, key).state, 0);
+		st = edu_mr_stats(fd, key);
+		igt_assert_eq(st.state, 0);
+		igt_assert_eq_u64(st.stats.cur_pages_system, 0);
+		memset(buf, 0xee, sizeof(buf));
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 					  EDU_NIC_MODE_DEVICE, 0, 16, buf),
 			      -ENODEV);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 					  EDU_NIC_MODE_BULK, 0, 16, buf),
 			      -ENODEV);
+		edu_fill(w, sizeof(w), 52);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_BULK, 0, sizeof(w), w),
+			      -ENODEV);
+		/* nothing moved either way */
+		for (n = 0; n < (ssize_t)sizeof(buf); n++)
+			igt_assert_eq(buf[n], (char)0xee);
+		igt_assert(!memcmp(p, ref, sizeof(ref)));
 		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, RW, 0, NULL),
 			      -ENODEV);
 		close(fd);
@@ -671,10 +688,19 @@ igt_main
 		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
 		close(sfd);
 		fd = edu_open();
+		/* a new device: the old registration is not counted */
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 0);
 		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-			16, buf);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 1);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE - 8, 16, buf);
+		igt_assert(!memcmp(buf, ref + EDU_PAGE - 8, 16));
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 100,
+			sizeof(w), w);
+		memcpy(ref + 100, w, sizeof(w));
+		igt_assert(!memcmp(p, ref, sizeof(ref)));
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 0);
 		munmap(p, 2 * EDU_PAGE);
 	}
 
