@@ -591,15 +591,15 @@ igt_main
 		close(ready[1]);
 		igt_assert_eq(read(ready[0], &c, 1), 1);
 		close(ready[0]);
-		if (c != 'r')
-			kill(pid, SIGKILL);
-		igt_assert_f(c == 'r', "the child's first DMA failed or read other bytes\n");
+		/* its first DMA read the right bytes */
+		edu_child_assert(pid, c == 'r');
 		/* registered, mirrored and DMAing before the kill */
 		e1 = edu_dev_stats(fd).stats;
-		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 1);
-		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system + 4);
-		igt_assert(e1.device_dma_bytes >= e0.device_dma_bytes +
-						  4 * EDU_PAGE);
+		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
+		edu_child_assert(pid, e1.cur_pages_system ==
+				      e0.cur_pages_system + 4);
+		edu_child_assert(pid, e1.device_dma_bytes >=
+				      e0.device_dma_bytes + 4 * EDU_PAGE);
 		igt_assert_eq(kill(pid, SIGKILL), 0);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFSIGNALED(status));

@@ -9,12 +9,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "igt.h"
@@ -107,6 +109,22 @@ static inline int edu_open_promised(int n)
 		     n, strerror(errno), have);
 	return fd;
 }
+
+/*
+ * A precondition checked while a child of plain fork() runs (a DMA loop
+ * waiting for its SIGKILL): on failure, kill and reap the child first, so
+ * that it does not keep its mappings through the subtests that follow.
+ */
+static inline void edu_child_check(pid_t pid, bool ok, const char *what)
+{
+	if (!ok) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	igt_assert_f(ok, "with the child running: %s\n", what);
+}
+
+#define edu_child_assert(pid, expr) edu_child_check(pid, (expr), #expr)
 
 static inline int edu_open(void)
 {

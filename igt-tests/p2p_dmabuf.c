@@ -654,15 +654,15 @@ igt_main
 		close(ready[1]);
 		igt_assert_eq(read(ready[0], &c, 1), 1);
 		close(ready[0]);
-		if (c != 'r')
-			kill(pid, SIGKILL);
-		igt_assert_f(c == 'r', "the child's first DMA failed or read other bytes\n");
+		/* its first DMA read the right bytes */
+		edu_child_assert(pid, c == 'r');
 		/* attached and mapped before the move and the kill */
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 1);
+		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).dmabuf_attachments == 1);
 		v1 = vgem_p2p_stats(vfd);
-		igt_assert_eq_u64(v1.dmabuf_attachments,
-				  v0.dmabuf_attachments + 1);
-		igt_assert(dmabuf_live_maps(&v1) > dmabuf_live_maps(&v0));
+		edu_child_assert(pid, v1.dmabuf_attachments ==
+				      v0.dmabuf_attachments + 1);
+		edu_child_assert(pid, dmabuf_live_maps(&v1) >
+				      dmabuf_live_maps(&v0));
 		igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
 		msleep(200);
 		igt_assert_eq(kill(pid, SIGKILL), 0);

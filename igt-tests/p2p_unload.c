@@ -284,18 +284,21 @@ igt_main
 			close(ready[1]);
 			igt_assert_eq(read(ready[0], &c, 1), 1);
 			close(ready[0]);
-			if (c != 'r')
-				kill(pid, SIGKILL);
-			igt_assert_f(c == 'r', "the child's DMA failed or read other bytes\n");
+			/* its device DMA read the right bytes */
+			edu_child_assert(pid, c == 'r');
 			/* the child's mappings exist before the kill */
 			v1 = vgem_p2p_stats(vfd);
 			e1 = edu_dev_stats(efd).stats;
-			igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 2);
-			igt_assert_eq_u64(e1.cur_pages_p2p + e1.cur_pages_system,
-					  e0.cur_pages_p2p + e0.cur_pages_system +
-					  2 * SIZE / EDU_PAGE);
-			igt_assert_eq_u64(v1.devmem_used, v0.devmem_used + SIZE);
-			igt_assert(v1.vram_used >= v0.vram_used + SIZE);
+			edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 2);
+			edu_child_assert(pid, e1.cur_pages_p2p +
+					      e1.cur_pages_system ==
+					      e0.cur_pages_p2p +
+					      e0.cur_pages_system +
+					      2 * SIZE / EDU_PAGE);
+			edu_child_assert(pid, v1.devmem_used ==
+					      v0.devmem_used + SIZE);
+			edu_child_assert(pid, v1.vram_used >=
+					      v0.vram_used + SIZE);
 
 			igt_assert_eq(kill(pid, SIGKILL), 0);
 			igt_assert_eq(waitpid(pid, &status, 0), pid);

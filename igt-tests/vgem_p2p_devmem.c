@@ -59,6 +59,22 @@ static void set_quota(unsigned long q)
 	igt_assert_eq(fclose(f), 0);
 }
 
+/*
+ * A precondition checked while a child of plain fork() holds device pages:
+ * on failure, kill and reap the child first, so that its pages do not
+ * outlive the subtest (as edu_child_assert() does for the DMA tests).
+ */
+static void child_check(pid_t pid, bool ok, const char *what)
+{
+	if (!ok) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	igt_assert_f(ok, "with the child running: %s\n", what);
+}
+
+#define child_assert(pid, expr) child_check(pid, (expr), #expr)
+
 static void *anon(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -187,10 +203,13 @@ igt_main
 		close(ready[1]);
 		close(go[0]);
 		igt_assert_eq(read(ready[0], &c, 1), 1);
-		igt_assert_f(c == 'm', "the child could not migrate\n");
+		/* the child's 8 pages are on the device */
+		child_assert(pid, c == 'm');
 		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 8);
-		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used + size);
+		child_assert(pid, s1.devmem_to_device ==
+				      s0.devmem_to_device + 8);
+		child_assert(pid, s1.devmem_used ==
+				      s0.devmem_used + size);
 		igt_assert_eq(write(go[1], "g", 1), 1);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFEXITED(status));
