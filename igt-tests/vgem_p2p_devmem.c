@@ -117,6 +117,7 @@ igt_main
 			      "no device-private memory\n");
 	}
 
+	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; every word survives.");
 	igt_subtest("migrate-roundtrip") {
 		size_t size = 64 * 4096;
 		void *p = anon(size);
@@ -144,6 +145,7 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("A CPU access to pages on the device migrates them back to RAM by fault, all 16 counted, with every word intact.");
 	igt_subtest("cpu-fault-migrates-back") {
 		size_t size = 16 * 4096;
 		void *p = anon(size);
@@ -161,6 +163,7 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("munmap of pages on the device frees them: devmem_used comes back to where it was.");
 	igt_subtest("munmap-while-on-device") {
 		size_t size = 32 * 4096;
 		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd);
@@ -246,6 +249,7 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("MIGRATE of a vgem_p2p object's own mapping (not anonymous memory) gets EINVAL.");
 	igt_subtest("not-anonymous") {
 		uint32_t h = vgem_p2p_create(fd, 8192, 0);
 		void *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
