@@ -113,8 +113,13 @@ static void start_loop(pthread_t *t, struct dma_loop *l)
  * @want; a write that succeeded must be what the CPU then sees in @mem,
  * and a write refused in phase @ro must have left @mem as it was.
  * No igt_assert() off the main thread: count, check there.
+ *
+ * A phase begins when the main thread stores it, after the change that
+ * opens it; race_quiesce() lets the DMAs of a phase finish before the
+ * change that closes it, so that a phase can promise something of all
+ * its DMAs (every write refused under PROT_READ).
  */
-#define RACE_PHASES 4
+#define RACE_PHASES 5
 
 struct race {
 	int fd;
@@ -126,6 +131,7 @@ struct race {
 	int ro;			/* writes: the phase in which all are refused */
 	int last;
 	atomic_int phase;
+	atomic_int started[RACE_PHASES];
 	atomic_int done[RACE_PHASES];
 	int ok[RACE_PHASES];
 	int err[RACE_PHASES];	/* the last -errno, by phase */
@@ -144,6 +150,12 @@ static void *race_thread(void *arg)
 	}
 	for (i = 0; buf && before; i++) {
 		ph = atomic_load(&r->phase);
+		atomic_fetch_add(&r->started[ph], 1);
+		if (atomic_load(&r->phase) != ph) {
+			/* moved on meanwhile: start in the new phase */
+			atomic_fetch_sub(&r->started[ph], 1);
+			continue;
+		}
 		if (r->dir == EDU_NIC_DMA_TO_MR) {
 			edu_fill(buf, r->len, 100 + i);
 			memcpy(before, r->mem, r->len);
@@ -176,6 +188,15 @@ static void *race_thread(void *arg)
 static void race_wait(struct race *r, int phase)
 {
 	while (!atomic_load(&r->done[phase]))
+		msleep(10);
+}
+
+/* Begin @phase, then wait until every DMA of the one before is done */
+static void race_quiesce(struct race *r, int phase)
+{
+	atomic_store(&r->phase, phase);
+	while (atomic_load(&r->started[phase - 1]) !=
+	       atomic_load(&r->done[phase - 1]))
 		msleep(10);
 }
 
@@ -465,8 +486,13 @@ igt_main
 	igt_subtest("mprotect-fork-during-dma") {
 		uint64_t size = 2 * EDU_PAGE;
 		char *p = edu_anon(size), ref[2 * EDU_PAGE];
+		/*
+		 * Phases: 0 writable, racing mprotect(PROT_READ); 1 read-only;
+		 * 2 racing mprotect(PROT_READ | PROT_WRITE); 3 writable,
+		 * racing a fork; 4 after the fork.
+		 */
 		struct race r = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
-				  .len = size, .mem = p, .ro = 1, .last = 3 };
+				  .len = size, .mem = p, .ro = 1, .last = 4 };
 		pthread_t t;
 		pid_t pid;
 		int ph;
@@ -478,15 +504,16 @@ igt_main
 		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
 		atomic_store(&r.phase, 1);
 		race_wait(&r, 1);
+		race_quiesce(&r, 2);
 		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
-		atomic_store(&r.phase, 2);
-		race_wait(&r, 2);
+		atomic_store(&r.phase, 3);
+		race_wait(&r, 3);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0)
 			_exit(0);
 		igt_assert_eq(waitpid(pid, NULL, 0), pid);
-		atomic_store(&r.phase, 3);
+		atomic_store(&r.phase, 4);
 		pthread_join(t, NULL);
 		for (ph = 0; ph < RACE_PHASES; ph++)
 			igt_info("phase %d: %d done, %d landed, last error %d\n",
@@ -499,10 +526,12 @@ igt_main
 		/* under PROT_READ: every one refused */
 		igt_assert_eq(r.ok[1], 0);
 		igt_assert_eq(r.err[1], -EPERM);
+		/* racing the way back: refused or landed */
+		igt_assert(r.err[2] == 0 || r.err[2] == -EPERM);
 		/* writable again, and across the fork: all land */
-		igt_assert(r.ok[2] >= 1);
-		igt_assert_eq(r.err[2], 0);
-		igt_assert_eq(r.ok[3], 1);
+		igt_assert(r.ok[3] >= 1);
+		igt_assert_eq(r.err[3], 0);
+		igt_assert_eq(r.ok[4], 1);
 		/* One more, undisturbed, must land completely. */
 		edu_dma(fd, r.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
 			size, ref);
