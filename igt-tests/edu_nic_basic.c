@@ -116,12 +116,12 @@ static void *mrs_reader_thread(void *arg)
 		if (!strncmp(buf, "mr 0 ", 5) || strstr(buf, "\nmr 0 "))
 			m->keyless++;
 		if (atomic_load(&m->key)) {
-			char line[32];
+			char line[32], *at;
 
 			snprintf(line, sizeof(line), "mr %u addr ",
 				 atomic_load(&m->key));
-			if (!strncmp(buf, line, strlen(line)) ||
-			    (strstr(buf, line) && strstr(buf, line)[-1] == '\n'))
+			at = strstr(buf, line);
+			if (at && (at == buf || at[-1] == '\n'))
 				atomic_fetch_add(&m->listed, 1);
 		}
 		m->reads++;

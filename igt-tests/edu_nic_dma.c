@@ -128,7 +128,7 @@ struct race {
 	uint64_t len;
 	const char *want;	/* reads: the region's bytes */
 	const char *mem;	/* writes: the region, as the CPU sees it */
-	int ro;			/* writes: the phase in which all are refused */
+	int ro;			/* writes: the phase refusing them all */
 	int last;
 	atomic_int phase;
 	atomic_int started[RACE_PHASES];

@@ -640,7 +640,7 @@ igt_main
 			char buf[2 * EDU_PAGE];
 			uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
 
-			/* the first DMA maps the attachment; say what it read */
+			/* the first DMA maps it; say what it read */
 			c = edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 					EDU_NIC_MODE_DEVICE, 0, o.size, buf) ||
 			    memcmp(buf, o.ref, o.size) ? 'x' : 'r';
@@ -657,7 +657,8 @@ igt_main
 		/* its first DMA read the right bytes */
 		edu_child_assert(pid, c == 'r');
 		/* attached and mapped before the move and the kill */
-		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).dmabuf_attachments == 1);
+		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
+				      dmabuf_attachments == 1);
 		v1 = vgem_p2p_stats(vfd);
 		edu_child_assert(pid, v1.dmabuf_attachments ==
 				      v0.dmabuf_attachments + 1);

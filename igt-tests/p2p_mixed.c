@@ -396,7 +396,7 @@ igt_main
 		uint64_t *off, *inv, *moves;
 		char **p;
 
-		/* every subtest before freed its objects: VRAM left is a leak */
+		/* the subtests before freed their objects: any left leaked */
 		igt_assert_f(wait_vram_used(0), "%llu bytes of VRAM in use\n",
 			     (unsigned long long)vgem_p2p_stats(vfd).vram_used);
 		st = vgem_p2p_stats(vfd);

@@ -266,13 +266,16 @@ igt_main
 				int cvfd = vgem_p2p_open_nth(0);
 				int cefd = edu_open();
 				char buf[EDU_PAGE];
-				struct everything e = map_everything(cvfd, cefd);
+				struct everything e;
 
+				e = map_everything(cvfd, cefd);
 				/* one device DMA done, and it read right */
-				c = edu_dma_err(cefd, e.key, EDU_NIC_DMA_FROM_MR,
+				c = edu_dma_err(cefd, e.key,
+						EDU_NIC_DMA_FROM_MR,
 						EDU_NIC_MODE_DEVICE, 0,
 						sizeof(buf), buf) ||
-				    memcmp(buf, e.vram, sizeof(buf)) ? 'x' : 'r';
+				    memcmp(buf, e.vram, sizeof(buf)) ?
+				    'x' : 'r';
 				if (write(ready[1], &c, 1) != 1)
 					_exit(1);
 				for (;;)

@@ -54,7 +54,8 @@ igt_main
 	igt_subtest("dumb-create") {
 		uint64_t size;
 		uint32_t h = dumb_create(fd, 64, 64, 32, &size);
-		uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t *p = vgem_p2p_mmap(fd, h, size,
+					    PROT_READ | PROT_WRITE);
 		uint64_t i;
 
 		/* zeroed, every word */
