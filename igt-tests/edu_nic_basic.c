@@ -89,6 +89,8 @@ struct mrs_reader {
 	atomic_bool stop;
 	int keyless;		/* "mr 0 " lines seen: must stay 0 */
 	int reads;
+	atomic_uint key;	/* a registration the reader must see listed */
+	atomic_int listed;	/* reads that listed it */
 	int errors;		/* failed opens and reads: must stay 0 */
 };
 
@@ -113,6 +115,15 @@ static void *mrs_reader_thread(void *arg)
 		buf[n] = 0;
 		if (!strncmp(buf, "mr 0 ", 5) || strstr(buf, "\nmr 0 "))
 			m->keyless++;
+		if (atomic_load(&m->key)) {
+			char line[32], *at;
+
+			snprintf(line, sizeof(line), "mr %u addr ",
+				 atomic_load(&m->key));
+			at = strstr(buf, line);
+			if (at && (at == buf || at[-1] == '\n'))
+				atomic_fetch_add(&m->listed, 1);
+		}
 		m->reads++;
 	}
 	return NULL;
@@ -573,7 +584,7 @@ igt_main
 		munmap(two, 2 * EDU_PAGE);
 	}
 
-	igt_describe("debugfs lists a registration only once it has its key: never as mr 0, even during a long prefetch.");
+	igt_describe("debugfs lists a registration only once it has its key: never as mr 0, even during a long prefetch. The reader is seen to read, and to list a keyed registration at least once.");
 	igt_subtest("debugfs-mrs-keyed") {
 		struct mrs_reader m = { };
 		char link[256];
@@ -581,7 +592,7 @@ igt_main
 		pthread_t t;
 		uint32_t key;
 		ssize_t n;
-		int i;
+		int i, w;
 
 		n = readlink("/sys/class/misc/edu_nic0/device", link,
 			     sizeof(link) - 1);
@@ -597,11 +608,24 @@ igt_main
 		for (i = 0; i < 64; i++) {
 			key = edu_reg(fd, p, 64 * EDU_PAGE, RW,
 				      EDU_NIC_REG_MR_PREFETCH);
+			/*
+			 * The reader sees the first one listed, keyed (the
+			 * bound only keeps a reader that never does from
+			 * hanging the subtest).
+			 */
+			if (!i)
+				atomic_store(&m.key, key);
+			for (w = 0; !i && w < 60000 &&
+			     !atomic_load(&m.listed); w++)
+				usleep(1000);
 			igt_assert_eq(edu_dereg_err(fd, key), 0);
 		}
 		atomic_store(&m.stop, true);
 		pthread_join(t, NULL);
-		igt_info("%d reads of mrs\n", m.reads);
+		igt_info("%d reads of mrs, %d listing the first registration\n",
+			 m.reads, atomic_load(&m.listed));
+		igt_assert(m.reads > 0);
+		igt_assert(atomic_load(&m.listed) > 0);
 		igt_assert_eq(m.errors, 0);
 		igt_assert_eq(m.keyless, 0);
 		munmap(p, 64 * EDU_PAGE);
@@ -615,11 +639,12 @@ igt_main
 		igt_assert_eq(found, 1);
 	}
 
-	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV, close cleans up, rebinding works.");
+	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV and move no data, close cleans up, and after rebinding a new registration reads the region's bytes and writes land, counted by the new device.");
 	igt_subtest("unbind-with-mrs") {
 		char link[256], *bdf;
-		char *p = edu_anon(2 * EDU_PAGE);
-		char buf[16];
+		char *p = edu_anon(2 * EDU_PAGE), ref[2 * EDU_PAGE];
+		char buf[64], w[64];
+		struct edu_nic_mr_stats st;
 		uint32_t key;
 		ssize_t n;
 		int sfd;
@@ -630,19 +655,35 @@ igt_main
 		link[n] = 0;
 		bdf = strrchr(link, '/') + 1;
 
+		edu_fill(p, 2 * EDU_PAGE, 51);
+		memcpy(ref, p, sizeof(ref));
 		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
+		st = edu_mr_stats(fd, key);
+		igt_assert(st.state & EDU_NIC_MR_MIRRORED);
+		igt_assert_eq_u64(st.stats.cur_pages_system, 2);
 		sfd = open("/sys/bus/pci/drivers/edu_nic/unbind", O_WRONLY);
 		igt_assert_fd(sfd);
 		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
 		close(sfd);
 
-		igt_assert_eq(edu_mr_stats(fd, key).state, 0);
+		st = edu_mr_stats(fd, key);
+		igt_assert_eq(st.state, 0);
+		igt_assert_eq_u64(st.stats.cur_pages_system, 0);
+		memset(buf, 0xee, sizeof(buf));
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 					  EDU_NIC_MODE_DEVICE, 0, 16, buf),
 			      -ENODEV);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 					  EDU_NIC_MODE_BULK, 0, 16, buf),
 			      -ENODEV);
+		edu_fill(w, sizeof(w), 52);
+		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+					  EDU_NIC_MODE_BULK, 0, sizeof(w), w),
+			      -ENODEV);
+		/* nothing moved either way */
+		for (n = 0; n < (ssize_t)sizeof(buf); n++)
+			igt_assert_eq(buf[n], (char)0xee);
+		igt_assert(!memcmp(p, ref, sizeof(ref)));
 		igt_assert_eq(edu_reg_err(fd, p, EDU_PAGE, RW, 0, NULL),
 			      -ENODEV);
 		close(fd);
@@ -652,10 +693,19 @@ igt_main
 		igt_assert_eq(write(sfd, bdf, strlen(bdf)), (ssize_t)strlen(bdf));
 		close(sfd);
 		fd = edu_open();
+		/* a new device: the old registration is not counted */
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 0);
 		key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-			16, buf);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 1);
+		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE,
+			EDU_PAGE - 8, 16, buf);
+		igt_assert(!memcmp(buf, ref + EDU_PAGE - 8, 16));
+		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 100,
+			sizeof(w), w);
+		memcpy(ref + 100, w, sizeof(w));
+		igt_assert(!memcmp(p, ref, sizeof(ref)));
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
+		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, 0);
 		munmap(p, 2 * EDU_PAGE);
 	}
 

@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -101,6 +102,102 @@ static void *dma_loop_thread(void *arg)
 static void start_loop(pthread_t *t, struct dma_loop *l)
 {
 	igt_assert_eq(pthread_create(t, NULL, dma_loop_thread, l), 0);
+}
+
+/*
+ * Device DMAs, one after the other, while the main thread changes the
+ * region under them in phases (munmap, mprotect, fork). Each DMA is
+ * counted under the phase it started in, and the thread stops after the
+ * first one started in phase @last. The data the DMAs moved is checked
+ * here, not only their errors: a read that succeeded must have returned
+ * @want; a write that succeeded must be what the CPU then sees in @mem,
+ * and a write refused in phase @ro must have left @mem as it was.
+ * No igt_assert() off the main thread: count, check there.
+ *
+ * A phase begins when the main thread stores it, after the change that
+ * opens it; race_quiesce() lets the DMAs of a phase finish before the
+ * change that closes it, so that a phase can promise something of all
+ * its DMAs (every write refused under PROT_READ).
+ */
+#define RACE_PHASES 5
+
+struct race {
+	int fd;
+	uint32_t key;
+	uint32_t dir;
+	uint64_t len;
+	const char *want;	/* reads: the region's bytes */
+	const char *mem;	/* writes: the region, as the CPU sees it */
+	int ro;			/* writes: the phase refusing them all */
+	int last;
+	atomic_int phase;
+	atomic_int started[RACE_PHASES];
+	atomic_int done[RACE_PHASES];
+	int ok[RACE_PHASES];
+	int err[RACE_PHASES];	/* the last -errno, by phase */
+	int bad;		/* DMAs whose data was wrong */
+};
+
+static void *race_thread(void *arg)
+{
+	struct race *r = arg;
+	char *buf = malloc(r->len), *before = malloc(r->len);
+	int i, ph, ret;
+
+	if (!buf || !before) {
+		r->bad++;
+		r->last = atomic_load(&r->phase);
+	}
+	for (i = 0; buf && before; i++) {
+		ph = atomic_load(&r->phase);
+		atomic_fetch_add(&r->started[ph], 1);
+		if (atomic_load(&r->phase) != ph) {
+			/* moved on meanwhile: start in the new phase */
+			atomic_fetch_sub(&r->started[ph], 1);
+			continue;
+		}
+		if (r->dir == EDU_NIC_DMA_TO_MR) {
+			edu_fill(buf, r->len, 100 + i);
+			memcpy(before, r->mem, r->len);
+		} else {
+			memset(buf, 0xee, r->len);
+		}
+		ret = edu_dma_err(r->fd, r->key, r->dir, EDU_NIC_MODE_DEVICE,
+				  0, r->len, buf);
+		if (!ret) {
+			r->ok[ph]++;
+			if (memcmp(r->dir == EDU_NIC_DMA_TO_MR ? r->mem :
+				   r->want, buf, r->len))
+				r->bad++;
+		} else {
+			r->err[ph] = ret;
+			if (r->dir == EDU_NIC_DMA_TO_MR && ph == r->ro &&
+			    memcmp(r->mem, before, r->len))
+				r->bad++;
+		}
+		atomic_fetch_add(&r->done[ph], 1);
+		if (ph == r->last)
+			break;
+	}
+	free(buf);
+	free(before);
+	return NULL;
+}
+
+/* Wait until a DMA started in @phase has finished */
+static void race_wait(struct race *r, int phase)
+{
+	while (!atomic_load(&r->done[phase]))
+		msleep(10);
+}
+
+/* Begin @phase, then wait until every DMA of the one before is done */
+static void race_quiesce(struct race *r, int phase)
+{
+	atomic_store(&r->phase, phase);
+	while (atomic_load(&r->started[phase - 1]) !=
+	       atomic_load(&r->done[phase - 1]))
+		msleep(10);
 }
 
 #define FAIL_TIMEOUT "/sys/kernel/debug/edu_nic/fail_dma_timeout"
@@ -356,59 +453,92 @@ igt_main
 		munmap(p, size);
 	}
 
-	igt_describe("munmap while a device DMA runs: it waits or fails cleanly with EFAULT.");
+	igt_describe("munmap while a device DMA runs: once a first read of the region came back right, the region is unmapped under the next; that one either completes with the region's bytes or fails with EFAULT, and a read started after the munmap fails with EFAULT.");
 	igt_subtest("munmap-during-dma") {
 		uint64_t size = 4 * EDU_PAGE;
-		char *p = edu_anon(size);
-		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
-				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-				      .iterations = 2 };
+		char *p = edu_anon(size), ref[4 * EDU_PAGE];
+		struct race r = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
+				  .len = size, .want = ref, .ro = -1,
+				  .last = 1 };
 		pthread_t t;
 
 		edu_fill(p, size, 20);
-		l.key = edu_reg(fd, p, size, RW, 0);
-		start_loop(&t, &l);
-		msleep(300);
+		memcpy(ref, p, size);
+		r.key = edu_reg(fd, p, size, RW, 0);
+		igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
+		race_wait(&r, 0);
 		igt_assert_eq(munmap(p, size), 0);
+		atomic_store(&r.phase, 1);
 		pthread_join(t, NULL);
-		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-			 l.last_err);
-		igt_assert(l.nerr == 0 || l.last_err == -EFAULT);
-		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 1);
-		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+		igt_info("before munmap: %d done, %d ok (last error %d); after: %d done, error %d; %d wrong\n",
+			 atomic_load(&r.done[0]), r.ok[0], r.err[0],
+			 atomic_load(&r.done[1]), r.err[1], r.bad);
+		igt_assert_eq(r.bad, 0);
+		igt_assert(r.ok[0] >= 1);
+		igt_assert(r.err[0] == 0 || r.err[0] == -EFAULT);
+		igt_assert_eq(r.ok[1], 0);
+		igt_assert_eq(r.err[1], -EFAULT);
+		igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 1);
+		igt_assert_eq(edu_dereg_err(fd, r.key), 0);
 	}
 
-	igt_describe("mprotect and fork while device DMAs write: data in the parent checks out.");
+	igt_describe("mprotect and fork while device DMAs write, each DMA a fresh pattern checked in the parent's memory: writes land before; under PROT_READ every write is refused with EPERM and changes nothing; after PROT_READ | PROT_WRITE writes land again, also across a fork, and after it.");
 	igt_subtest("mprotect-fork-during-dma") {
 		uint64_t size = 2 * EDU_PAGE;
 		char *p = edu_anon(size), ref[2 * EDU_PAGE];
-		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
-				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-				      .iterations = 3 };
+		/*
+		 * Phases: 0 writable, racing mprotect(PROT_READ); 1 read-only;
+		 * 2 racing mprotect(PROT_READ | PROT_WRITE); 3 writable,
+		 * racing a fork; 4 after the fork.
+		 */
+		struct race r = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
+				  .len = size, .mem = p, .ro = 1, .last = 4 };
 		pthread_t t;
 		pid_t pid;
+		int ph;
 
 		edu_fill(ref, size, 22);
-		l.key = edu_reg(fd, p, size, RW, 0);
-		start_loop(&t, &l);
-		msleep(200);
+		r.key = edu_reg(fd, p, size, RW, 0);
+		igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
+		race_wait(&r, 0);
 		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
-		msleep(200);
+		atomic_store(&r.phase, 1);
+		race_wait(&r, 1);
+		race_quiesce(&r, 2);
 		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
+		atomic_store(&r.phase, 3);
+		race_wait(&r, 3);
 		pid = fork();
+		igt_assert(pid >= 0);
 		if (pid == 0)
 			_exit(0);
 		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		atomic_store(&r.phase, 4);
 		pthread_join(t, NULL);
-		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-			 l.last_err);
-		igt_assert(l.nerr == 0 || l.last_err == -EPERM);
+		for (ph = 0; ph < RACE_PHASES; ph++)
+			igt_info("phase %d: %d done, %d landed, last error %d\n",
+				 ph, atomic_load(&r.done[ph]), r.ok[ph],
+				 r.err[ph]);
+		igt_assert_eq(r.bad, 0);
+		/* before mprotect: landed; the one racing it may be refused */
+		igt_assert(r.ok[0] >= 1);
+		igt_assert(r.err[0] == 0 || r.err[0] == -EPERM);
+		/* under PROT_READ: every one refused */
+		igt_assert_eq(r.ok[1], 0);
+		igt_assert_eq(r.err[1], -EPERM);
+		/* racing the way back: refused or landed */
+		igt_assert(r.err[2] == 0 || r.err[2] == -EPERM);
+		/* writable again, and across the fork: all land */
+		igt_assert(r.ok[3] >= 1);
+		igt_assert_eq(r.err[3], 0);
+		igt_assert_eq(r.ok[4], 1);
 		/* One more, undisturbed, must land completely. */
-		edu_dma(fd, l.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
+		edu_dma(fd, r.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
 			size, ref);
 		igt_assert(!memcmp(p, ref, size));
-		igt_assert(edu_mr_stats(fd, l.key).stats.invalidations >= 1);
-		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+		/* mprotect and fork each tore a mirror down */
+		igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 2);
+		igt_assert_eq(edu_dereg_err(fd, r.key), 0);
 		munmap(p, size);
 	}
 
@@ -458,30 +588,54 @@ igt_main
 		munmap(p, size);
 	}
 
-	igt_describe("SIGKILL of a process in the middle of device DMA releases everything.");
+	igt_describe("SIGKILL of a process in the middle of device DMA releases everything: the child reads its region right once and says so, the parent sees its registration mirrored, kills it mid-stream, and sees the registration and its mirrored pages gone.");
 	igt_subtest("exit-during-dma") {
-		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
-		int status;
+		struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
+		int status, ready[2];
 		pid_t pid;
+		char c;
 
+		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
 			int cfd = edu_open_nth(0);
 			char *p = edu_anon(4 * EDU_PAGE);
 			char buf[4 * EDU_PAGE];
-			uint32_t key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+			uint32_t key;
 
+			edu_fill(p, 4 * EDU_PAGE, 23);
+			key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+			c = edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					buf) ||
+			    memcmp(buf, p, sizeof(buf)) ? 'x' : 'r';
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
 				edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
-		msleep(500);
-		kill(pid, SIGKILL);
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		/* its first DMA read the right bytes */
+		edu_child_assert(pid, c == 'r');
+		/* registered, mirrored and DMAing before the kill */
+		e1 = edu_dev_stats(fd).stats;
+		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
+		edu_child_assert(pid, e1.cur_pages_system ==
+				      e0.cur_pages_system + 4);
+		edu_child_assert(pid, e1.device_dma_bytes >=
+				      e0.device_dma_bytes + 4 * EDU_PAGE);
+		igt_assert_eq(kill(pid, SIGKILL), 0);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFSIGNALED(status));
-		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+		e1 = edu_dev_stats(fd).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
 	}
 
 	igt_describe("A command that times out (fault injection) wedges the engine and takes the device off the bus: DMA gets EIO, bus mastering is off; rebinding brings it back.");

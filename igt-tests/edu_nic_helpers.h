@@ -6,14 +6,17 @@
 #ifndef EDU_NIC_HELPERS_H
 #define EDU_NIC_HELPERS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "igt.h"
@@ -53,6 +56,75 @@ static inline int edu_open_nth(int n)
 	snprintf(path, sizeof(path), "/dev/edu_nic%d", n);
 	return open(path, O_RDWR | O_CLOEXEC);
 }
+
+/* How many edu devices (PCI 1234:11e8) the machine has, bound or not */
+static inline int edu_pci_count(void)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *e;
+	int n = 0;
+
+	igt_assert(d);
+	while ((e = readdir(d))) {
+		char path[300], id[16] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%15s", id) != 1 || strcmp(id, "0x1234")) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%15s", id) == 1 && !strcmp(id, "0x11e8"))
+			n++;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Open edu_nic@n where the machine has the device for it: skip only where
+ * it has fewer than n + 1 edu devices, and fail where the device is there
+ * but edu_nic did not give it a node.
+ */
+static inline int edu_open_promised(int n)
+{
+	int have = edu_pci_count(), fd;
+
+	igt_require_f(have > n, "needs %d edu devices, the machine has %d\n",
+		      n + 1, have);
+	fd = edu_open_nth(n);
+	igt_assert_f(fd >= 0, "/dev/edu_nic%d: %s, though the machine has %d edu devices\n",
+		     n, strerror(errno), have);
+	return fd;
+}
+
+/*
+ * A precondition checked while a child of plain fork() runs (a DMA loop
+ * waiting for its SIGKILL): on failure, kill and reap the child first, so
+ * that it does not keep its mappings through the subtests that follow.
+ */
+static inline void edu_child_check(pid_t pid, bool ok, const char *what)
+{
+	if (!ok) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	igt_assert_f(ok, "with the child running: %s\n", what);
+}
+
+#define edu_child_assert(pid, expr) edu_child_check(pid, (expr), #expr)
 
 static inline int edu_open(void)
 {

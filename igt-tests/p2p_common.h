@@ -86,6 +86,27 @@ static inline bool p2p_reachable(int vfd, int fd)
 	       v0.p2p_pages_bus + v0.p2p_pages_iova;
 }
 
+/* The kernel's verdict (DRM_IOCTL_VGEM_P2P_PEER) on edu_nic@n as a peer */
+static inline struct drm_vgem_p2p_peer edu_peer_nth(int vfd, int n)
+{
+	struct drm_vgem_p2p_peer q = { 0 };
+	unsigned int d, b, dev, f;
+	char path[64], link[256];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/edu_nic%d/device", n);
+	len = readlink(path, link, sizeof(link) - 1);
+	igt_assert_f(len > 0, "%s: %s\n", path, strerror(errno));
+	link[len] = 0;
+	igt_assert_eq(sscanf(strrchr(link, '/') + 1, "%x:%x:%x.%x", &d, &b,
+			     &dev, &f), 4);
+	q.domain = d;
+	q.bus = b;
+	q.devfn = dev << 3 | f;
+	igt_assert_eq(__vgem_p2p_peer(vfd, &q), 0);
+	return q;
+}
+
 /*
  * Must the exporter reach the importer peer-to-peer here? The harness
  * says which topology it booted (VP2P_TOPOLOGY, set by

@@ -100,6 +100,12 @@ static void *stream_thread(void *arg)
 	return NULL;
 }
 
+/* The exporter's dma-buf mappings not yet unmapped */
+static uint64_t dmabuf_live_maps(const struct drm_vgem_p2p_stats *v)
+{
+	return v->dmabuf_maps_p2p + v->dmabuf_maps_system - v->dmabuf_unmaps;
+}
+
 /* An object of @size filled by the CPU with pattern @seed, exported */
 struct obj {
 	uint32_t handle;
@@ -288,20 +294,27 @@ igt_main
 		obj_free(vfd, &o);
 	}
 
-	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works.");
+	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works; a device write of bytes other than the object's gets EPERM and changes nothing, seen by device DMA and by the CPU.");
 	igt_subtest("read-only-object") {
 		struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,
 				       6);
+		char other[EDU_PAGE];
 		uint32_t key;
 
+		edu_fill(other, sizeof(other), 106);
+		igt_assert(memcmp(other, o.ref, 64));
 		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
 			      -EPERM);
 		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 512);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, o.ref),
+					  EDU_NIC_MODE_DEVICE, 0, 64, other),
 			      -EPERM);
+		/* the object still holds what the CPU wrote, every byte */
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+		igt_assert_f(!memcmp(o.map, o.ref, o.size),
+			     "a refused device write changed the object\n");
 		igt_assert_eq(edu_dereg_err(fd, key), 0);
 		obj_free(vfd, &o);
 	}
@@ -611,12 +624,15 @@ igt_main
 		obj_free(vfd, &o);
 	}
 
-	igt_describe("A process killed while streaming DMA from a dma-buf leaves nothing attached.");
+	igt_describe("A process killed while streaming DMA from a dma-buf leaves nothing attached: the child reads the object right once, the parent sees its attachment and mapping, moves the object under the stream and kills it, and the attachment is gone.");
 	igt_subtest("teardown-exit") {
 		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
-		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);
+		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd), v1;
+		int ready[2], status;
 		pid_t pid;
+		char c;
 
+		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
@@ -624,19 +640,41 @@ igt_main
 			char buf[2 * EDU_PAGE];
 			uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
 
+			/* the first DMA maps it; say what it read */
+			c = edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, o.size, buf) ||
+			    memcmp(buf, o.ref, o.size) ? 'x' : 'r';
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
 				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0, o.size,
 					    buf);
 		}
-		msleep(400);
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		/* its first DMA read the right bytes */
+		edu_child_assert(pid, c == 'r');
+		/* attached and mapped before the move and the kill */
+		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
+				      dmabuf_attachments == 1);
+		v1 = vgem_p2p_stats(vfd);
+		edu_child_assert(pid, v1.dmabuf_attachments ==
+				      v0.dmabuf_attachments + 1);
+		edu_child_assert(pid, dmabuf_live_maps(&v1) >
+				      dmabuf_live_maps(&v0));
 		igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
 		msleep(200);
-		kill(pid, SIGKILL);
-		igt_assert_eq(waitpid(pid, NULL, 0), pid);
+		igt_assert_eq(kill(pid, SIGKILL), 0);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFSIGNALED(status));
 		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
+		v1 = vgem_p2p_stats(vfd);
+		igt_assert_eq_u64(v1.dmabuf_attachments,
 				  v0.dmabuf_attachments);
+		igt_assert_eq_u64(dmabuf_live_maps(&v1),
+				  dmabuf_live_maps(&v0));
 		obj_free(vfd, &o);
 	}
 

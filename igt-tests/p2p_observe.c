@@ -56,6 +56,73 @@ static char *edu_file(const char *file)
 	return slurp(path);
 }
 
+/* A field " KEY=VALUE" of a trace line, VALUE copied into @val */
+static bool trace_field(const char *line, const char *key, char *val,
+			size_t len)
+{
+	const char *f = strstr(line, key);
+	size_t n;
+
+	if (!f)
+		return false;
+	f += strlen(key);
+	n = strcspn(f, " \n");
+	if (n >= len)
+		return false;
+	memcpy(val, f, n);
+	val[n] = 0;
+	return true;
+}
+
+struct trace_counts {
+	unsigned int invalidates;	/* of our object */
+	unsigned int moves;		/* of our object */
+	unsigned int unmaps;		/* of our object by our importer */
+	unsigned int migrates;		/* of 2 pages to the device */
+	unsigned int left;		/* invalidates, of any object, that
+					 * left an importer mapping */
+};
+
+/*
+ * The events in the vgem_p2p trace @text of the object that importer
+ * @bdf mapped as pages 0+2 (its vgem_p2p_map event names it), and every
+ * invalidate's count of mappings left, whatever its object.
+ */
+static struct trace_counts trace_object(const char *text, const char *bdf)
+{
+	struct trace_counts t = { 0 };
+	char *copy = strdup(text), *line, *save, bo[32] = "", v[64];
+	char importer[64];
+
+	igt_assert(copy);
+	snprintf(importer, sizeof(importer), "importer=%s ", bdf);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		bool ours = trace_field(line, "bo=", v, sizeof(v)) &&
+			    *bo && !strcmp(v, bo);
+
+		if (strstr(line, "vgem_p2p_map:") && strstr(line, importer) &&
+		    strstr(line, "pages=0+2 ") && !*bo)
+			trace_field(line, "bo=", bo, sizeof(bo));
+		else if (strstr(line, "vgem_p2p_invalidate:")) {
+			igt_assert_f(trace_field(line, "left=", v, sizeof(v)),
+				     "no left= in \"%s\"\n", line);
+			if (strcmp(v, "0"))
+				t.left++;
+			t.invalidates += ours;
+		} else if (strstr(line, "vgem_p2p_move:")) {
+			t.moves += ours;
+		} else if (strstr(line, "vgem_p2p_unmap:")) {
+			t.unmaps += ours && strstr(line, importer);
+		} else if (strstr(line, "vgem_p2p_migrate:") &&
+			   strstr(line, "pages=2 to device")) {
+			t.migrates++;
+		}
+	}
+	free(copy);
+	return t;
+}
+
 igt_main
 {
 	int vfd = -1, efd = -1;
@@ -168,7 +235,7 @@ igt_main
 		gem_close(vfd, h);
 	}
 
-	igt_describe("Each tracepoint fires for its operation: map, invalidate, move, evict, unmap and migrate.");
+	igt_describe("Each tracepoint fires for its operation: map, invalidate, move, evict, unmap and migrate. The map names our importer and pages, that object's invalidate, move and unmap events follow, the migrate counts our 2 pages, and every invalidate, whatever its object, left no importer mapping.");
 	igt_subtest("tracepoints") {
 		static const char *const events[] = {
 			"vgem_p2p_map:", "vgem_p2p_invalidate:",
@@ -179,12 +246,14 @@ igt_main
 		struct drm_vgem_p2p_migrate m = {
 			.size = size, .direction = VGEM_P2P_MIGRATE_TO_DEVICE,
 		};
-		char *anon = edu_anon(size), *p, *text;
+		char *anon = edu_anon(size), *p, *text, bdf[32];
+		struct trace_counts t;
 		uint32_t h, key;
 		unsigned int i;
 
 		igt_require(efd >= 0);
 		igt_require(access(TRACING "/events/vgem_p2p/enable", W_OK) == 0);
+		edu_bdf(bdf, sizeof(bdf));
 		write_file(TRACING "/tracing_on", "0");
 		write_file(TRACING "/trace", "");
 		write_file(TRACING "/events/vgem_p2p/enable", "1");
@@ -205,9 +274,16 @@ igt_main
 		for (i = 0; i < ARRAY_SIZE(events); i++)
 			igt_assert_f(strstr(text, events[i]),
 				     "no %s event in:\n%s\n", events[i], text);
+		t = trace_object(text, bdf);
+		igt_info("our object: %u invalidates, %u moves, %u unmaps; %u invalidates left mappings; migrate of 2 pages: %u\n",
+			 t.invalidates, t.moves, t.unmaps, t.left, t.migrates);
 		/* Every importer mapping was gone by the time each zap ended */
-		igt_assert_f(!strstr(text, "importer mappings left=1"),
-			     "a zap left an importer mapping:\n%s\n", text);
+		igt_assert_f(!t.left, "a zap left an importer mapping:\n%s\n",
+			     text);
+		/* and the events are ours: our object, importer, pages */
+		igt_assert_f(t.invalidates >= 1 && t.moves >= 1 &&
+			     t.unmaps >= 1 && t.migrates == 1,
+			     "events of our object missing:\n%s\n", text);
 		free(text);
 		write_file(TRACING "/trace", "");
 		write_file(TRACING "/tracing_on", "1");

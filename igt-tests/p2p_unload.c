@@ -243,33 +243,79 @@ igt_main
 		close(vfd);
 	}
 
-	igt_describe("A process maps VRAM and device-private pages to the importer and is killed mid-DMA; both modules then unload and reload in every order.");
+	igt_describe("A process maps VRAM and device-private pages to the importer and is killed mid-DMA; both modules then unload and reload in every order. Before each kill the parent sees the child's two registrations mirrored and its device pages in use, and after it sees them gone.");
 	igt_subtest("unload-every-order") {
 		int order;
 
 		for (order = 0; order < 4; order++) {
 			int first_out = order & 1 ? IMPORTER : EXPORTER;
 			int first_in = order & 2 ? IMPORTER : EXPORTER;
+			int vfd = vgem_p2p_open(), efd = edu_open();
+			struct drm_vgem_p2p_stats v0, v1;
+			struct edu_nic_stats e0, e1;
+			int ready[2], status;
 			pid_t pid;
-			int status;
+			char c;
 
+			v0 = vgem_p2p_stats(vfd);
+			e0 = edu_dev_stats(efd).stats;
+			igt_assert_eq(pipe(ready), 0);
 			pid = fork();
 			igt_assert(pid >= 0);
 			if (pid == 0) {
-				int vfd = vgem_p2p_open_nth(0);
-				int efd = edu_open();
+				int cvfd = vgem_p2p_open_nth(0);
+				int cefd = edu_open();
 				char buf[EDU_PAGE];
-				uint32_t key = map_everything(vfd, efd).key;
+				struct everything e;
 
+				e = map_everything(cvfd, cefd);
+				/* one device DMA done, and it read right */
+				c = edu_dma_err(cefd, e.key,
+						EDU_NIC_DMA_FROM_MR,
+						EDU_NIC_MODE_DEVICE, 0,
+						sizeof(buf), buf) ||
+				    memcmp(buf, e.vram, sizeof(buf)) ?
+				    'x' : 'r';
+				if (write(ready[1], &c, 1) != 1)
+					_exit(1);
 				for (;;)
-					edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
+					edu_dma_err(cefd, e.key,
+						    EDU_NIC_DMA_FROM_MR,
 						    EDU_NIC_MODE_DEVICE, 0,
 						    sizeof(buf), buf);
 			}
-			usleep(500 * 1000);
-			kill(pid, SIGKILL);
+			close(ready[1]);
+			igt_assert_eq(read(ready[0], &c, 1), 1);
+			close(ready[0]);
+			/* its device DMA read the right bytes */
+			edu_child_assert(pid, c == 'r');
+			/* the child's mappings exist before the kill */
+			v1 = vgem_p2p_stats(vfd);
+			e1 = edu_dev_stats(efd).stats;
+			edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 2);
+			edu_child_assert(pid, e1.cur_pages_p2p +
+					      e1.cur_pages_system ==
+					      e0.cur_pages_p2p +
+					      e0.cur_pages_system +
+					      2 * SIZE / EDU_PAGE);
+			edu_child_assert(pid, v1.devmem_used ==
+					      v0.devmem_used + SIZE);
+			edu_child_assert(pid, v1.vram_used >=
+					      v0.vram_used + SIZE);
+
+			igt_assert_eq(kill(pid, SIGKILL), 0);
 			igt_assert_eq(waitpid(pid, &status, 0), pid);
 			igt_assert(WIFSIGNALED(status));
+			/* and are gone after it */
+			v1 = vgem_p2p_stats(vfd);
+			e1 = edu_dev_stats(efd).stats;
+			igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+			igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
+			igt_assert_eq_u64(e1.cur_pages_system,
+					  e0.cur_pages_system);
+			igt_assert_eq_u64(v1.devmem_used, v0.devmem_used);
+			close(efd);
+			close(vfd);
 
 			igt_info("order %d: unload %s first, load %s first\n",
 				 order, mod_name[first_out], mod_name[first_in]);

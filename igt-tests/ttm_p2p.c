@@ -500,9 +500,14 @@ static void unbind_live(void)
 	char bdf[32], buf[EDU_PAGE];
 	int ret;
 
-	igt_require(ttm_p2p_topology_p2p());
+	/*
+	 * Never scanned out: the buffer is in system memory on every
+	 * topology, split included, and TTM maps its pages for edu there.
+	 */
 	ttm_p2p_fill(bo.map, bo.size, seed);
+	igt_assert(!ttm_p2p_in_vram(minor, seed, 0));
 	key = edu_reg(nic, bo.map, bo.size, RW, EDU_NIC_REG_MR_PREFETCH);
+	igt_assert(edu_mr_stats(nic, key).state & EDU_NIC_MR_MIRRORED);
 	ttm_p2p_check_read(nic, key, bo.map, 0);
 
 	ttm_p2p_bdf(minor, bdf, sizeof(bdf));
@@ -556,12 +561,16 @@ static int ttm_p2p_mod_load(int m)
 }
 
 /*
- * A child scans a buffer out (so it is in VRAM), registers it with edu_nic
- * and DMAs from it until it is killed; then both drivers unload and load
- * again, in every order. Nothing may stay mapped, leak or splat.
+ * A child scans a buffer out (so it is in VRAM), registers it with edu_nic,
+ * reads it right once by DMA, says so, and DMAs from it until it is
+ * killed. Before the kill the buffer is in VRAM and edu_nic holds its
+ * registration, mirrored peer-to-peer; after it, neither. Then both
+ * drivers unload and load again, in every order. Nothing may stay
+ * mapped, leak or splat.
  */
 static void unload_every_order(void)
 {
+	const uint64_t pages = 1024 * 768 * 4 / EDU_PAGE;
 	int order;
 
 	igt_require_f(getenv("VP2P_KOBJ") && getenv("VP2P_MODULES"),
@@ -570,29 +579,60 @@ static void unload_every_order(void)
 	for (order = 0; order < 4; order++) {
 		int first_out = order & 1 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
 		int first_in = order & 2 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
-		int status, minor;
+		/* a tag no other subtest leaves in VRAM */
+		uint32_t seed = (getpid() << 8) + 0x80 + order;
+		int status, minor, nic, ready[2];
+		struct edu_nic_stats e0, e1;
 		pid_t pid;
+		char c;
 
+		nic = edu_open();
+		e0 = edu_dev_stats(nic).stats;
+		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
 		igt_assert(pid >= 0);
 		if (pid == 0) {
-			int fd = ttm_p2p_open(&minor), nic = edu_open();
+			int fd = ttm_p2p_open(&minor), cnic = edu_open();
 			struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
 			char buf[EDU_PAGE];
 			uint32_t key;
 
+			ttm_p2p_fill(bo.map, bo.size, seed);
 			ttm_p2p_scan_out(fd, &bo, 1024, 768);
-			key = edu_reg(nic, bo.map, bo.size, RW,
+			key = edu_reg(cnic, bo.map, bo.size, RW,
 				      EDU_NIC_REG_MR_PREFETCH);
+			c = edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					buf) ||
+			    memcmp(buf, bo.map, sizeof(buf)) ? 'x' : 'r';
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
-				edu_dma_err(nic, key, EDU_NIC_DMA_FROM_MR,
+				edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
-		usleep(500 * 1000);
-		kill(pid, SIGKILL);
+		close(ready[1]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		/* its device DMA read the right bytes */
+		edu_child_assert(pid, c == 'r');
+		/* the child's buffer is in VRAM, registered and mirrored */
+		minor = ttm_p2p_find_bochs();
+		edu_child_assert(pid, minor >= 0);
+		edu_child_assert(pid, ttm_p2p_in_vram(minor, seed, 0));
+		e1 = edu_dev_stats(nic).stats;
+		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
+		edu_child_assert(pid, e1.cur_pages_p2p ==
+				      e0.cur_pages_p2p + pages);
+
+		igt_assert_eq(kill(pid, SIGKILL), 0);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		igt_assert(WIFSIGNALED(status));
+		e1 = edu_dev_stats(nic).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
+		close(nic);
 
 		igt_info("order %d: unload %s first, load %s first\n", order,
 			 ttm_p2p_mod_name[first_out],
@@ -628,11 +668,11 @@ igt_main
 	igt_subtest("evicted-shared")
 		evicted_shared();
 
-	igt_describe("Unbinding bochs under a live registration invalidates it; the next DMA fails cleanly; bochs binds again.");
+	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly; bochs binds again. Runs on every topology with bochs, split included.");
 	igt_subtest("unbind-live")
 		unbind_live();
 
-	igt_describe("A process DMAing from a registered bochs scanout buffer is killed; bochs and edu_nic then unload and load again in every order, and the pair still works.");
+	igt_describe("A process DMAing from a registered bochs scanout buffer is killed once the parent has seen the buffer in VRAM and its registration mirrored, and sees both gone after; bochs and edu_nic then unload and load again in every order, and the pair still works.");
 	igt_subtest("unload-every-order")
 		unload_every_order();
 }

@@ -50,19 +50,25 @@ igt_main
 	igt_fixture
 		fd = vgem_p2p_open();
 
+	igt_describe("A 64x64 32 bpp dumb buffer is created zeroed, and what the CPU writes through its mmap reads back.");
 	igt_subtest("dumb-create") {
 		uint64_t size;
 		uint32_t h = dumb_create(fd, 64, 64, 32, &size);
-		void *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+		uint32_t *p = vgem_p2p_mmap(fd, h, size,
+					    PROT_READ | PROT_WRITE);
+		uint64_t i;
 
-		igt_assert(check_pattern(p, 0, 0));
-		igt_assert_eq(((uint32_t *)p)[0], 0);	/* zeroed */
+		/* zeroed, every word */
+		for (i = 0; i < size / 4; i++)
+			igt_assert_f(!p[i], "word %llu: 0x%08x, expected 0\n",
+				     (unsigned long long)i, p[i]);
 		fill_pattern(p, size, 1);
 		igt_assert(check_pattern(p, size, 1));
 		munmap(p, size);
 		gem_close(fd, h);
 	}
 
+	igt_describe("A dumb buffer 4 MiB larger than VRAM is created in system memory (no VRAM offset), zeroed, and reads back what the CPU wrote.");
 	igt_subtest("dumb-larger-than-vram") {
 		uint64_t vram = vgem_p2p_stats(fd).vram_size, size;
 		/* 4 bytes a pixel, 1024 pixels a row: 4 MiB more than VRAM */
@@ -82,6 +88,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("CREATE_DUMB refuses a zero width with EINVAL, and a size that overflows.");
 	igt_subtest("dumb-create-invalid") {
 		struct drm_mode_create_dumb c = { .width = 0, .height = 1,
 						  .bpp = 32 };
@@ -92,6 +99,7 @@ igt_main
 		igt_assert(igt_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c) == -1);
 	}
 
+	igt_describe("What the CPU writes through one mmap of an object reads back through a second, read-only one.");
 	igt_subtest("mmap") {
 		uint32_t h = vgem_p2p_create(fd, 1 << 20, 0);
 		void *p = vgem_p2p_mmap(fd, h, 1 << 20, PROT_READ | PROT_WRITE);
@@ -104,6 +112,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A MAP_PRIVATE mapping of an object is refused.");
 	igt_subtest("mmap-private-rejected") {
 		struct drm_mode_map_dumb m;
 		uint32_t h = vgem_p2p_create(fd, 4096, 0);
@@ -115,6 +124,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("Exporting an object and importing its dma-buf on the same file gives back the same handle, and the dma-buf keeps the object alive after its handle is closed.");
 	igt_subtest("prime-roundtrip") {
 		uint32_t h = vgem_p2p_create(fd, 4096, 0), h2;
 		int dmabuf;
@@ -129,6 +139,7 @@ igt_main
 		gem_close(fd, h2);
 	}
 
+	igt_describe("An object imported through its dma-buf on another file shows the bytes written through the exporting file, after the exporter's handle and mapping are gone.");
 	igt_subtest("prime-other-fd") {
 		int fd2 = vgem_p2p_open();
 		uint32_t h = vgem_p2p_create(fd, 8192, 0), h2;
@@ -216,6 +227,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("Two read fences share an object, a write fence then gets EBUSY; a fence signals once, then ENOENT.");
 	igt_subtest("fence-basic") {
 		uint32_t h = vgem_p2p_create(fd, 4096, 0), f1, f2;
 
@@ -227,6 +239,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("FENCE_ATTACH and FENCE_SIGNAL reject unknown handles and fences (ENOENT) and unknown flags and padding (EINVAL).");
 	igt_subtest("fence-errnos") {
 		struct drm_vgem_fence_attach a = {};
 		struct drm_vgem_fence_signal s = {};
@@ -245,6 +258,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("CREATE rejects a zero or overflowing size and unknown flags with EINVAL, a VRAM object larger than VRAM with ENOSPC, and a system object larger than memory allows with EINVAL.");
 	igt_subtest("create-errnos") {
 		uint32_t h;
 
@@ -259,6 +273,7 @@ igt_main
 			      -EINVAL);
 	}
 
+	igt_describe("CREATE rounds a size up to a page and reports the rounded size, as OBJ_INFO does.");
 	igt_subtest("create-rounds-size") {
 		struct drm_vgem_p2p_create c = { .size = 1 };
 
@@ -268,6 +283,7 @@ igt_main
 		gem_close(fd, c.handle);
 	}
 
+	igt_describe("MOVE rejects an unknown handle (ENOENT), and an unknown target, flags, padding, an offset without MOVE_VRAM_AT, and an unaligned or out-of-range offset (EINVAL).");
 	igt_subtest("move-errnos") {
 		struct drm_vgem_p2p_move m = { .handle = 0xdead };
 		uint32_t h = vgem_p2p_create(fd, 4096, 0);
@@ -290,6 +306,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("OBJ_INFO rejects an unknown handle (ENOENT) and non-zero padding (EINVAL).");
 	igt_subtest("info-errnos") {
 		struct drm_vgem_p2p_obj_info i = { .handle = 0xdead };
 		uint32_t h = vgem_p2p_create(fd, 4096, 0);
@@ -300,6 +317,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("STATS rejects non-zero flags and padding with EINVAL, and reports a VRAM size of at least 1 MiB.");
 	igt_subtest("stats-errnos") {
 		struct drm_vgem_p2p_stats s = { .flags = 1 };
 
@@ -310,6 +328,7 @@ igt_main
 		igt_assert(s.vram_size >= 1 << 20);
 	}
 
+	igt_describe("MIGRATE rejects unknown flags and direction, a zero or unaligned size, an unaligned address and a range past the address space with EINVAL.");
 	igt_subtest("migrate-errnos") {
 		struct drm_vgem_p2p_migrate m = {};
 		void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
@@ -380,6 +399,7 @@ igt_main
 		igt_assert_eq(__vgem_p2p_peer(fd, &q), -ENODEV);
 	}
 
+	igt_describe("An ioctl number past the driver's table gets EINVAL.");
 	igt_subtest("bad-ioctl") {
 		uint32_t dummy[8] = {};
 

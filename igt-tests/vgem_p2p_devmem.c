@@ -59,6 +59,22 @@ static void set_quota(unsigned long q)
 	igt_assert_eq(fclose(f), 0);
 }
 
+/*
+ * A precondition checked while a child of plain fork() holds device pages:
+ * on failure, kill and reap the child first, so that its pages do not
+ * outlive the subtest (as edu_child_assert() does for the DMA tests).
+ */
+static void child_check(pid_t pid, bool ok, const char *what)
+{
+	if (!ok) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	igt_assert_f(ok, "with the child running: %s\n", what);
+}
+
+#define child_assert(pid, expr) child_check(pid, (expr), #expr)
+
 static void *anon(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -101,6 +117,7 @@ igt_main
 			      "no device-private memory\n");
 	}
 
+	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; every word survives.");
 	igt_subtest("migrate-roundtrip") {
 		size_t size = 64 * 4096;
 		void *p = anon(size);
@@ -128,6 +145,7 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("A CPU access to pages on the device migrates them back to RAM by fault, all 16 counted, with every word intact.");
 	igt_subtest("cpu-fault-migrates-back") {
 		size_t size = 16 * 4096;
 		void *p = anon(size);
@@ -145,6 +163,7 @@ igt_main
 		munmap(p, size);
 	}
 
+	igt_describe("munmap of pages on the device frees them: devmem_used comes back to where it was.");
 	igt_subtest("munmap-while-on-device") {
 		size_t size = 32 * 4096;
 		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd);
@@ -160,35 +179,77 @@ igt_main
 				  s0.devmem_used);
 	}
 
+	igt_describe("A process that exits with pages on the device frees them: the child confirms its 8 pages migrated, the parent sees them in use, and after the exit devmem_used is back where it was.");
 	igt_subtest("exit-while-on-device") {
 		size_t size = 8 * 4096;
+		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+		int ready[2], go[2], status;
+		pid_t pid;
+		char c;
 
-		igt_fork(child, 1) {
+		igt_assert_eq(pipe(ready), 0);
+		igt_assert_eq(pipe(go), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
 			void *p = anon(size);
-			uint64_t n;
+			uint64_t n = 0;
 
 			fill_pattern(p, size, 303);
-			igt_assert_eq(migrate(fd, p, size,
-					      VGEM_P2P_MIGRATE_TO_DEVICE, &n), 0);
-			igt_assert_eq_u64(n, 8);
+			c = migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+				    &n) || n != 8 ? 'x' : 'm';
+			if (write(ready[1], &c, 1) != 1 || c != 'm')
+				_exit(1);
+			/* exit with the pages on the device */
+			_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
 		}
-		igt_waitchildren();
+		close(ready[1]);
+		close(go[0]);
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+		/* the child's 8 pages are on the device */
+		child_assert(pid, c == 'm');
+		s1 = vgem_p2p_stats(fd);
+		child_assert(pid, s1.devmem_to_device ==
+				      s0.devmem_to_device + 8);
+		child_assert(pid, s1.devmem_used ==
+				      s0.devmem_used + size);
+		igt_assert_eq(write(go[1], "g", 1), 1);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFEXITED(status));
+		igt_assert_eq(WEXITSTATUS(status), 0);
+		close(ready[0]);
+		close(go[1]);
+		/* the exit freed the device pages, without migrating them */
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
+		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram);
 	}
 
+	igt_describe("Pages never touched migrate too, as zeroed device pages: all 8 are counted and take device memory, and every word reads back zero when the CPU faults them home.");
 	igt_subtest("unpopulated-pages") {
-		size_t size = 8 * 4096;
-		void *p = anon(size);
+		size_t size = 8 * 4096, i;
+		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+		uint32_t *p = anon(size);
 		uint64_t n;
 
 		/* never touched: zero pages migrate as zero */
 		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
 				      &n), 0);
-		igt_assert(check_pattern(p, 0, 0));
-		igt_assert_eq_u32(((uint32_t *)p)[0], 0);
-		igt_assert_eq_u32(((uint32_t *)p)[size / 4 - 1], 0);
+		igt_assert_eq_u64(n, 8);
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 8);
+		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used + size);
+		for (i = 0; i < size / 4; i++)
+			igt_assert_f(!p[i], "word %zu: 0x%08x, expected 0\n",
+				     i, p[i]);
+		/* the reads faulted every page back */
+		s1 = vgem_p2p_stats(fd);
+		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 8);
+		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
 		munmap(p, size);
 	}
 
+	igt_describe("MIGRATE of a vgem_p2p object's own mapping (not anonymous memory) gets EINVAL.");
 	igt_subtest("not-anonymous") {
 		uint32_t h = vgem_p2p_create(fd, 8192, 0);
 		void *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
@@ -200,53 +261,82 @@ igt_main
 		gem_close(fd, h);
 	}
 
-	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge.");
+	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge: a client at its quota may migrate again after each, and devmem_used comes back to where it was.");
 	igt_subtest("client-quota") {
 		unsigned long old_quota = get_quota();
 		size_t page = 4096, size = 32 * page;
 		int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
-		char *p = anon(size);
-		uint64_t n;
+		uint64_t used = vgem_p2p_stats(fd).devmem_used, n;
+		char *a = anon(size), *b = anon(16 * page);
+		char *c = anon(16 * page);
 
-		fill_pattern(p, size, 310);
+		fill_pattern(a, size, 310);
+		fill_pattern(b, 16 * page, 311);
+		fill_pattern(c, 16 * page, 312);
 		set_quota(16);
-		igt_assert_eq(migrate_progress(fd1, p, size,
+		igt_assert_eq(migrate_progress(fd1, a, size,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      -EDQUOT);
 		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 16 * page);
 		/* another client: its own quota */
-		igt_assert_eq(migrate_progress(fd2, p + 16 * page, 16 * page,
+		igt_assert_eq(migrate_progress(fd2, b, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd2, p, page,
+		igt_assert_eq(migrate_progress(fd2, a, page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 0);	/* already on the device */
 
 		/* back to RAM: fd1's charge goes, it may migrate again */
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
 		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
+		/* fd1 is at its quota ... */
+		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      -EDQUOT);
+		igt_assert_eq_u64(n, 0);
+		/* ... until munmap frees its device pages and their charge */
+		munmap(a, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 16 * page);
+		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
+					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 16);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
 
 		/* files closed while their pages are on the device */
 		close(fd1);
 		close(fd2);
-		igt_assert(check_pattern(p, size, 310));
-		munmap(p, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+				  used + 32 * page);
+		igt_assert(check_pattern(b, 16 * page, 311));
+		igt_assert(check_pattern(c, 16 * page, 312));
+		/* faulted home, their charges gone with them */
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+		munmap(b, 16 * page);
+		munmap(c, 16 * page);
 
 		/* a new client starts from nothing */
 		fd1 = vgem_p2p_open();
-		p = anon(size);
-		igt_assert_eq(migrate_progress(fd1, p, 16 * page,
+		a = anon(size);
+		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
 					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
 			      0);
 		igt_assert_eq_u64(n, 16);
-		munmap(p, size);
+		munmap(a, size);
+		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
 		close(fd1);
 		set_quota(old_quota);
 	}

@@ -55,6 +55,7 @@ igt_main
 	igt_fixture
 		fd = vgem_p2p_open();
 
+	igt_describe("Four moves within VRAM, each to a new offset that OBJ_INFO reports: the object's bytes follow it through the CPU mapping, and the moves, invalidations and bytes copied are counted.");
 	igt_subtest("move-vram") {
 		uint32_t h = vgem_p2p_create(fd, 2 * MiB, 0);
 		uint32_t *p = vgem_p2p_mmap(fd, h, 2 * MiB, PROT_READ | PROT_WRITE);
@@ -80,6 +81,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
 	igt_subtest("move-vram-at") {
 		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
 		uint64_t at = st.vram_size - 4 * MiB;
@@ -108,6 +110,7 @@ igt_main
 		gem_close(fd, h2);
 	}
 
+	igt_describe("Moving an object to system memory counts one eviction (a second move there is a no-op); a CPU touch brings it back to VRAM, as does an explicit move, its bytes intact each time.");
 	igt_subtest("evict-and-return") {
 		uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
 		uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
@@ -138,6 +141,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("With VRAM full of 4 MiB objects and every other one freed, an 8 MiB object fits in no hole: creating it compacts VRAM (no eviction), it lands in VRAM, and the objects that stay keep their data (sampled one word in 64) through the moves.");
 	igt_subtest("compaction") {
 		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
 		uint64_t chunk = 4 * MiB;
@@ -186,6 +190,7 @@ igt_main
 		free(p);
 	}
 
+	igt_describe("Creating more 8 MiB objects than VRAM holds evicts the oldest to system memory, and every byte of every object, evicted or not, is what the CPU wrote.");
 	igt_subtest("eviction") {
 		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
 		uint64_t chunk = 8 * MiB;
@@ -198,7 +203,7 @@ igt_main
 			h[i] = vgem_p2p_create(fd, chunk, 0);
 			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
 					     PROT_READ | PROT_WRITE);
-			fill_sparse(p[i], chunk, 200 + i);
+			fill_pattern(p[i], chunk, 200 + i);
 		}
 		s1 = vgem_p2p_stats(fd);
 		igt_assert(s1.evictions >= st.evictions + 2);
@@ -209,9 +214,13 @@ igt_main
 		igt_assert(in_sys >= 2);
 		igt_assert_eq_u32(vgem_p2p_info(fd, h[0]).placement,
 				  VGEM_P2P_PLACEMENT_SYSTEM);
-		/* every byte survived */
+		/* every byte survived: each word is compared */
 		for (i = 0; i < n; i++)
-			igt_assert(check_sparse(p[i], chunk, 200 + i));
+			igt_assert_f(check_pattern(p[i], chunk, 200 + i),
+				     "object %u (%s)\n", i,
+				     vgem_p2p_info(fd, h[i]).placement ==
+				     VGEM_P2P_PLACEMENT_SYSTEM ? "evicted" :
+				     "in VRAM");
 		for (i = 0; i < n; i++) {
 			munmap(p[i], chunk);
 			gem_close(fd, h[i]);
@@ -268,6 +277,7 @@ igt_main
 		free(h);
 	}
 
+	igt_describe("An object created in system memory moves to VRAM and back with its bytes, and does not come back to VRAM on its own.");
 	igt_subtest("move-system-object") {
 		uint32_t h = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
 		uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
@@ -286,6 +296,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A system object gets its shmem pages at first touch, not at creation; an evicted VRAM object's bytes go to shmem, and are given up when it returns to VRAM, intact.");
 	igt_subtest("system-lazy-shmem") {
 		uint64_t avail0, shmem0, shmem;
 		uint32_t big, h, v;

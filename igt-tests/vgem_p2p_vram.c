@@ -64,6 +64,7 @@ igt_main
 	igt_fixture
 		fd = vgem_p2p_open();
 
+	igt_describe("A VRAM object gets a page-aligned offset inside VRAM and counts in vram_used; a system object has no VRAM offset and reports its flag.");
 	igt_subtest("placement") {
 		uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);
 		uint32_t s = vgem_p2p_create(fd, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
@@ -83,6 +84,7 @@ igt_main
 		gem_close(fd, s);
 	}
 
+	igt_describe("OBJ_INFO reports the creation flags NO_P2P, READ_ONLY and DEVICE_ONLY as given.");
 	igt_subtest("flags-reported") {
 		uint32_t f = VGEM_P2P_CREATE_NO_P2P | VGEM_P2P_CREATE_READ_ONLY |
 			     VGEM_P2P_CREATE_DEVICE_ONLY;
@@ -92,6 +94,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A 4 MiB VRAM object is zeroed at creation, reads back what the CPU wrote, and stays in VRAM.");
 	igt_subtest("cpu-access-vram") {
 		size_t size = 4 << 20;
 		uint32_t h = vgem_p2p_create(fd, size, 0);
@@ -108,6 +111,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A system object reads back what the CPU wrote and stays in system memory.");
 	igt_subtest("cpu-access-system") {
 		size_t size = 1 << 20;
 		uint32_t h = vgem_p2p_create(fd, size, VGEM_P2P_CREATE_SYSTEM);
@@ -122,6 +126,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A CPU read or write of a device-only object faults SIGBUS.");
 	igt_subtest("device-only-sigbus") {
 		uint32_t h = vgem_p2p_create(fd, 8192,
 					     VGEM_P2P_CREATE_DEVICE_ONLY);
@@ -133,6 +138,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("READ_ONLY restricts importers only: the owner's CPU writes and reads it.");
 	igt_subtest("read-only-cpu-ok") {
 		/* read-only restricts importers, not the owner's CPU access */
 		uint32_t h = vgem_p2p_create(fd, 4096, VGEM_P2P_CREATE_READ_ONLY);
@@ -144,6 +150,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A mapping larger than the object is refused at mmap.");
 	igt_subtest("beyond-object-sigbus") {
 		/* a mapping larger than the object: the tail faults SIGBUS */
 		struct drm_mode_map_dumb m;
@@ -158,6 +165,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("An object larger than VRAM gets ENOSPC; one of exactly VRAM's size is created at offset 0, evicting what was there.");
 	igt_subtest("vram-full-enospc") {
 		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
 		uint32_t h;
@@ -170,6 +178,7 @@ igt_main
 		gem_close(fd, h);
 	}
 
+	igt_describe("A file's fdinfo names the driver and client and counts its objects' memory by placement (drm-memory-vram, drm-memory-system), following a move.");
 	igt_subtest("fdinfo") {
 		int fd2 = vgem_p2p_open();
 		uint32_t v = vgem_p2p_create(fd2, 3 << 20, 0);
@@ -193,6 +202,7 @@ igt_main
 		close(fd2);
 	}
 
+	igt_describe("The mapping keeps an object alive after its handle is closed, with its bytes.");
 	igt_subtest("close-with-mapping") {
 		/* the vma keeps the object alive after its handle is gone */
 		uint32_t h = vgem_p2p_create(fd, 8192, 0);
