@@ -39,6 +39,24 @@ static inline char *slurp(const char *path)
 	return buf;
 }
 
+/* The value of " KEY=" in a trace line, as printed, copied into @val */
+static inline bool trace_field(const char *line, const char *key, char *val,
+			       size_t len)
+{
+	const char *f = strstr(line, key);
+	size_t n;
+
+	if (!f)
+		return false;
+	f += strlen(key);
+	n = strcspn(f, " \n");
+	if (n >= len)
+		return false;
+	memcpy(val, f, n);
+	val[n] = 0;
+	return true;
+}
+
 static inline void write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC);

@@ -203,24 +203,6 @@ static void *other_stream_thread(void *arg)
 	return NULL;
 }
 
-/* The value of "@key=" in a trace line, as printed (a hashed pointer) */
-static bool trace_field(const char *line, const char *key, char *val,
-			size_t len)
-{
-	const char *f = strstr(line, key);
-	size_t n;
-
-	if (!f)
-		return false;
-	f += strlen(key);
-	n = strcspn(f, " \n");
-	if (n >= len)
-		return false;
-	memcpy(val, f, n);
-	val[n] = 0;
-	return true;
-}
-
 /*
  * In the vgem_p2p trace @text: how many mappings of objects other than
  * the one of @big_size were both made and released (vgem_p2p_map, then

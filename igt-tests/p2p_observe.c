@@ -56,24 +56,6 @@ static char *edu_file(const char *file)
 	return slurp(path);
 }
 
-/* A field " KEY=VALUE" of a trace line, VALUE copied into @val */
-static bool trace_field(const char *line, const char *key, char *val,
-			size_t len)
-{
-	const char *f = strstr(line, key);
-	size_t n;
-
-	if (!f)
-		return false;
-	f += strlen(key);
-	n = strcspn(f, " \n");
-	if (n >= len)
-		return false;
-	memcpy(val, f, n);
-	val[n] = 0;
-	return true;
-}
-
 struct trace_counts {
 	unsigned int invalidates;	/* of our object */
 	unsigned int moves;		/* of our object */
