@@ -1311,8 +1311,10 @@ static void parse_seed(int *argc, char **argv)
 	}
 	*argc = j;
 	argv[j] = NULL;
-	printf("p2p_fuzz: seed %" PRIu64 " (from %s); rerun with --seed %" PRIu64 "\n",
-	       base_seed, src, base_seed);
+	/* stderr: stdout of --list-subtests is the subtest list */
+	fprintf(stderr,
+		"p2p_fuzz: seed %" PRIu64 " (from %s); rerun with --seed %" PRIu64 "\n",
+		base_seed, src, base_seed);
 }
 
 int main(int argc, char **argv)
