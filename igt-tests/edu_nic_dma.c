@@ -591,9 +591,8 @@ igt_main
 	igt_describe("SIGKILL of a process in the middle of device DMA releases everything: the child reads its region right once and says so, the parent sees its registration mirrored, kills it mid-stream, and sees the registration and its mirrored pages gone.");
 	igt_subtest("exit-during-dma") {
 		struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
-		int status, ready[2];
+		int ready[2];
 		pid_t pid;
-		char c;
 
 		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
@@ -606,22 +605,19 @@ igt_main
 
 			edu_fill(p, 4 * EDU_PAGE, 23);
 			key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
-			c = edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
-					EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
-					buf) ||
-			    memcmp(buf, p, sizeof(buf)) ? 'x' : 'r';
-			if (write(ready[1], &c, 1) != 1)
-				_exit(1);
+			edu_child_report(ready[1],
+					 !edu_dma_err(cfd, key,
+						      EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE, 0,
+						      sizeof(buf), buf) &&
+					 !memcmp(buf, p, sizeof(buf)));
 			for (;;)
 				edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
 		/* its first DMA read the right bytes */
-		edu_child_assert(pid, c == 'r');
+		edu_child_ready(pid, ready);
 		/* registered, mirrored and DMAing before the kill */
 		e1 = edu_dev_stats(fd).stats;
 		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
@@ -629,9 +625,7 @@ igt_main
 				      e0.cur_pages_system + 4);
 		edu_child_assert(pid, e1.device_dma_bytes >=
 				      e0.device_dma_bytes + 4 * EDU_PAGE);
-		igt_assert_eq(kill(pid, SIGKILL), 0);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFSIGNALED(status));
+		edu_child_kill(pid);
 		e1 = edu_dev_stats(fd).stats;
 		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
 		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);

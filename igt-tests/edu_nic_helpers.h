@@ -126,6 +126,36 @@ static inline void edu_child_check(pid_t pid, bool ok, const char *what)
 
 #define edu_child_assert(pid, expr) edu_child_check(pid, (expr), #expr)
 
+/* In the child: tell the parent whether its first DMA read right */
+static inline void edu_child_report(int wfd, bool read_right)
+{
+	char c = read_right ? 'r' : 'x';
+
+	if (write(wfd, &c, 1) != 1)
+		_exit(1);
+}
+
+/* In the parent: wait for the child's report; its first DMA read right */
+static inline void edu_child_ready(pid_t pid, int ready[2])
+{
+	char c;
+
+	close(ready[1]);
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	edu_child_assert(pid, c == 'r');
+}
+
+/* SIGKILL the child and reap it: it died of the signal */
+static inline void edu_child_kill(pid_t pid)
+{
+	int status;
+
+	igt_assert_eq(kill(pid, SIGKILL), 0);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFSIGNALED(status));
+}
+
 static inline int edu_open(void)
 {
 	int fd = edu_open_nth(0);

@@ -628,9 +628,8 @@ igt_main
 	igt_subtest("teardown-exit") {
 		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
 		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd), v1;
-		int ready[2], status;
+		int ready[2];
 		pid_t pid;
-		char c;
 
 		igt_assert_eq(pipe(ready), 0);
 		pid = fork();
@@ -641,21 +640,18 @@ igt_main
 			uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
 
 			/* the first DMA maps it; say what it read */
-			c = edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					EDU_NIC_MODE_DEVICE, 0, o.size, buf) ||
-			    memcmp(buf, o.ref, o.size) ? 'x' : 'r';
-			if (write(ready[1], &c, 1) != 1)
-				_exit(1);
+			edu_child_report(ready[1],
+					 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE, 0,
+						      o.size, buf) &&
+					 !memcmp(buf, o.ref, o.size));
 			for (;;)
 				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0, o.size,
 					    buf);
 		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
 		/* its first DMA read the right bytes */
-		edu_child_assert(pid, c == 'r');
+		edu_child_ready(pid, ready);
 		/* attached and mapped before the move and the kill */
 		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
 				      dmabuf_attachments == 1);
@@ -666,9 +662,7 @@ igt_main
 				      dmabuf_live_maps(&v0));
 		igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
 		msleep(200);
-		igt_assert_eq(kill(pid, SIGKILL), 0);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFSIGNALED(status));
+		edu_child_kill(pid);
 		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 		v1 = vgem_p2p_stats(vfd);
 		igt_assert_eq_u64(v1.dmabuf_attachments,

@@ -692,8 +692,8 @@ igt_main
 		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		uint32_t key = edu_reg(fd, p, size, RW,
 				       EDU_NIC_REG_MR_PREFETCH);
-		char ref[2 * EDU_PAGE], c;
-		int ready[2], status;
+		char ref[2 * EDU_PAGE];
+		int ready[2];
 		pid_t pid;
 
 		edu_fill(ref, size, 41);
@@ -713,25 +713,20 @@ igt_main
 			uint32_t k = edu_reg(cfd, q, size, RW, 0);
 
 			/* the first DMA maps the object; say what it read */
-			c = edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					EDU_NIC_MODE_DEVICE, 0, size, buf) ||
-			    memcmp(buf, ref, size) ? 'x' : 'r';
-			if (write(ready[1], &c, 1) != 1)
-				_exit(1);
+			edu_child_report(ready[1],
+					 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE, 0,
+						      size, buf) &&
+					 !memcmp(buf, ref, size));
 			for (;;)
 				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0, size, buf);
 		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
 		/* its first DMA read the right bytes */
-		edu_child_assert(pid, c == 'r');
+		edu_child_ready(pid, ready);
 		/* the child's importer mapping exists before the kill */
 		edu_child_assert(pid, vgem_p2p_info(vfd, h).mappings >= 1);
-		igt_assert_eq(kill(pid, SIGKILL), 0);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFSIGNALED(status));
+		edu_child_kill(pid);
 		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 		gem_close(vfd, h);
 	}

@@ -253,9 +253,8 @@ igt_main
 			int vfd = vgem_p2p_open(), efd = edu_open();
 			struct drm_vgem_p2p_stats v0, v1;
 			struct edu_nic_stats e0, e1;
-			int ready[2], status;
+			int ready[2];
 			pid_t pid;
-			char c;
 
 			v0 = vgem_p2p_stats(vfd);
 			e0 = edu_dev_stats(efd).stats;
@@ -270,25 +269,22 @@ igt_main
 
 				e = map_everything(cvfd, cefd);
 				/* one device DMA done, and it read right */
-				c = edu_dma_err(cefd, e.key,
-						EDU_NIC_DMA_FROM_MR,
-						EDU_NIC_MODE_DEVICE, 0,
-						sizeof(buf), buf) ||
-				    memcmp(buf, e.vram, sizeof(buf)) ?
-				    'x' : 'r';
-				if (write(ready[1], &c, 1) != 1)
-					_exit(1);
+				edu_child_report(ready[1],
+						 !edu_dma_err(cefd, e.key,
+							      EDU_NIC_DMA_FROM_MR,
+							      EDU_NIC_MODE_DEVICE,
+							      0, sizeof(buf),
+							      buf) &&
+						 !memcmp(buf, e.vram,
+							 sizeof(buf)));
 				for (;;)
 					edu_dma_err(cefd, e.key,
 						    EDU_NIC_DMA_FROM_MR,
 						    EDU_NIC_MODE_DEVICE, 0,
 						    sizeof(buf), buf);
 			}
-			close(ready[1]);
-			igt_assert_eq(read(ready[0], &c, 1), 1);
-			close(ready[0]);
 			/* its device DMA read the right bytes */
-			edu_child_assert(pid, c == 'r');
+			edu_child_ready(pid, ready);
 			/* the child's mappings exist before the kill */
 			v1 = vgem_p2p_stats(vfd);
 			e1 = edu_dev_stats(efd).stats;
@@ -303,9 +299,7 @@ igt_main
 			edu_child_assert(pid, v1.vram_used >=
 					      v0.vram_used + SIZE);
 
-			igt_assert_eq(kill(pid, SIGKILL), 0);
-			igt_assert_eq(waitpid(pid, &status, 0), pid);
-			igt_assert(WIFSIGNALED(status));
+			edu_child_kill(pid);
 			/* and are gone after it */
 			v1 = vgem_p2p_stats(vfd);
 			e1 = edu_dev_stats(efd).stats;

@@ -581,10 +581,9 @@ static void unload_every_order(void)
 		int first_in = order & 2 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
 		/* a tag no other subtest leaves in VRAM */
 		uint32_t seed = (getpid() << 8) + 0x80 + order;
-		int status, minor, nic, ready[2];
+		int minor, nic, ready[2];
 		struct edu_nic_stats e0, e1;
 		pid_t pid;
-		char c;
 
 		nic = edu_open();
 		e0 = edu_dev_stats(nic).stats;
@@ -601,22 +600,19 @@ static void unload_every_order(void)
 			ttm_p2p_scan_out(fd, &bo, 1024, 768);
 			key = edu_reg(cnic, bo.map, bo.size, RW,
 				      EDU_NIC_REG_MR_PREFETCH);
-			c = edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
-					EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
-					buf) ||
-			    memcmp(buf, bo.map, sizeof(buf)) ? 'x' : 'r';
-			if (write(ready[1], &c, 1) != 1)
-				_exit(1);
+			edu_child_report(ready[1],
+					 !edu_dma_err(cnic, key,
+						      EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE, 0,
+						      sizeof(buf), buf) &&
+					 !memcmp(buf, bo.map, sizeof(buf)));
 			for (;;)
 				edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
 		/* its device DMA read the right bytes */
-		edu_child_assert(pid, c == 'r');
+		edu_child_ready(pid, ready);
 		/* the child's buffer is in VRAM, registered and mirrored */
 		minor = ttm_p2p_find_bochs();
 		edu_child_assert(pid, minor >= 0);
@@ -626,9 +622,7 @@ static void unload_every_order(void)
 		edu_child_assert(pid, e1.cur_pages_p2p ==
 				      e0.cur_pages_p2p + pages);
 
-		igt_assert_eq(kill(pid, SIGKILL), 0);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFSIGNALED(status));
+		edu_child_kill(pid);
 		e1 = edu_dev_stats(nic).stats;
 		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
 		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);

@@ -37,6 +37,16 @@ static int migrate_progress(int fd, void *addr, size_t size, uint32_t dir,
 	return ret;
 }
 
+/* A migration that must end with @ret, having moved @npages pages */
+static void migrate_expect(int fd, void *addr, size_t size, uint32_t dir,
+			   int ret, uint64_t npages)
+{
+	uint64_t n;
+
+	igt_assert_eq(migrate_progress(fd, addr, size, dir, &n), ret);
+	igt_assert_eq_u64(n, npages);
+}
+
 #define QUOTA_PARAM "/sys/module/vgem_p2p/parameters/devmem_quota_pages"
 
 static unsigned long get_quota(void)
@@ -266,7 +276,7 @@ igt_main
 		unsigned long old_quota = get_quota();
 		size_t page = 4096, size = 32 * page;
 		int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
-		uint64_t used = vgem_p2p_stats(fd).devmem_used, n;
+		uint64_t used = vgem_p2p_stats(fd).devmem_used;
 		char *a = anon(size), *b = anon(16 * page);
 		char *c = anon(16 * page);
 
@@ -274,45 +284,32 @@ igt_main
 		fill_pattern(b, 16 * page, 311);
 		fill_pattern(c, 16 * page, 312);
 		set_quota(16);
-		igt_assert_eq(migrate_progress(fd1, a, size,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      -EDQUOT);
-		igt_assert_eq_u64(n, 16);
+		migrate_expect(fd1, a, size, VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT,
+			       16);
 		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 				  used + 16 * page);
 		/* another client: its own quota */
-		igt_assert_eq(migrate_progress(fd2, b, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      0);
-		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd2, a, page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      0);
-		igt_assert_eq_u64(n, 0);	/* already on the device */
+		migrate_expect(fd2, b, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+		/* already on the device */
+		migrate_expect(fd2, a, page, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 0);
 
 		/* back to RAM: fd1's charge goes, it may migrate again */
-		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
-		igt_assert_eq_u64(n, 16);
-		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      0);
-		igt_assert_eq_u64(n, 16);
+		migrate_expect(fd1, a, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_RAM, 0, 16);
+		migrate_expect(fd1, a, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
 		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 				  used + 32 * page);
 		/* fd1 is at its quota ... */
-		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      -EDQUOT);
-		igt_assert_eq_u64(n, 0);
+		migrate_expect(fd1, c, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
 		/* ... until munmap frees its device pages and their charge */
 		munmap(a, size);
 		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 				  used + 16 * page);
-		igt_assert_eq(migrate_progress(fd1, c, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      0);
-		igt_assert_eq_u64(n, 16);
+		migrate_expect(fd1, c, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
 		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 				  used + 32 * page);
 
@@ -331,10 +328,8 @@ igt_main
 		/* a new client starts from nothing */
 		fd1 = vgem_p2p_open();
 		a = anon(size);
-		igt_assert_eq(migrate_progress(fd1, a, 16 * page,
-					       VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-			      0);
-		igt_assert_eq_u64(n, 16);
+		migrate_expect(fd1, a, 16 * page,
+			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
 		munmap(a, size);
 		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
 		close(fd1);

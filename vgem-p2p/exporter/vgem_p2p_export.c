@@ -54,6 +54,15 @@ bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
 	       vdev->bar_bus + vdev->bar_size - 1 <= limit;
 }
 
+/* Does the PCI core route @dev to our BAR at all (any map type)? */
+static bool vgem_p2p_bar_routed(struct vgem_p2p_device *vdev,
+				struct device *dev)
+{
+	return vdev->provider &&
+	       pci_p2pdma_map_type(vdev->provider, dev) !=
+	       PCI_P2PDMA_MAP_NOT_SUPPORTED;
+}
+
 /**
  * vgem_p2p_export_kind - how @importer will reach memory of this device
  * @vdev: the exporter
@@ -67,9 +76,7 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 {
 	if (obj_flags & VGEM_P2P_CREATE_NO_P2P)
 		return VGEM_P2P_MAP_SYSTEM;
-	if (!vdev->provider ||
-	    pci_p2pdma_map_type(vdev->provider, importer) ==
-	    PCI_P2PDMA_MAP_NOT_SUPPORTED ||
+	if (!vgem_p2p_bar_routed(vdev, importer) ||
 	    !vgem_p2p_importer_reaches_bar(vdev, importer))
 		return VGEM_P2P_MAP_SYSTEM;
 	if (vgem_p2p_importer_translated(importer))
@@ -166,9 +173,7 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 		goto out_put_peer;
 	}
 
-	args->reachable = vdev->provider &&
-			  pci_p2pdma_map_type(vdev->provider, &peer->dev) !=
-			  PCI_P2PDMA_MAP_NOT_SUPPORTED;
+	args->reachable = vgem_p2p_bar_routed(vdev, &peer->dev);
 	args->path = VGEM_P2P_PEER_NONE;
 	ret = 0;
 	if (args->reachable) {
