@@ -332,8 +332,8 @@ static void vgem_p2p_devmem_unexport(struct vgem_p2p_devmem_mapping *map)
 
 /*
  * Export @n pages of one BAR stretch to the importer and take a reference
- * on each; the pages may be on their way to being freed, which refuses
- * the whole mapping.
+ * on each: hmm_range_fault() holds one on each for the call, taken where
+ * the page table still mapped them, so none is on its way to being freed.
  */
 static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
 				  struct page **pages, unsigned long n,
@@ -344,12 +344,8 @@ static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
 	dma_addr_t addr;
 	int ret;
 
-	for (k = 0; k < n; k++) {
-		if (!get_page_unless_zero(pages[k])) {
-			ret = -EBUSY;
-			goto err_put_pages;
-		}
-	}
+	for (k = 0; k < n; k++)
+		get_page(pages[k]);
 	ret = vgem_p2p_export_bar(map->vdev, map->importer, &map->kind,
 				  vgem_p2p_devmem_offset(map->vdev, pages[0]),
 				  n << PAGE_SHIFT, map->dir, &addr);
