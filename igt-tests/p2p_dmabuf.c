@@ -668,7 +668,7 @@ igt_main
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		fd = edu_open();
 		caps = edu_dev_stats(fd);
-		p2p = p2p_checked(vfd, fd);
+		p2p = p2p_checked(vfd, fd, 0);
 		igt_info("topology: %s%s\n", p2p ? "p2p" : "no p2p",
 			 caps.caps & EDU_NIC_CAP_IOMMU ? ", IOMMU" : "");
 	}

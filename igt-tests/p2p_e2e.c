@@ -124,6 +124,7 @@ static void test_vram_read_write(int vfd, int fd,
 {
 	uint64_t size = 2 * EDU_PAGE;
 	struct drm_vgem_p2p_stats v0, v1;
+	struct drm_vgem_p2p_peer q;
 	struct edu_nic_mr_stats s;
 	uint32_t h = vgem_p2p_create(vfd, size, 0), key;
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
@@ -162,7 +163,13 @@ static void test_vram_read_write(int vfd, int fd,
 		igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
 	else if (p2p)
 		igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
-	assert_topology_p2p(p2p);
+	/* what the kernel said it would get (PEER), and no other way */
+	q = edu_peer_nth(vfd, 0);
+	igt_assert_eq(p2p, q.path != VGEM_P2P_PEER_NONE);
+	igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
+		      q.path == VGEM_P2P_PEER_BUS);
+	igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
+		      q.path == VGEM_P2P_PEER_MAPPED);
 
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
@@ -413,7 +420,7 @@ static void test_compaction_during_stream(int vfd, int fd)
 	struct edu_nic_mr_stats ms;
 	pthread_t t;
 
-	igt_require(p2p_checked(vfd, fd));
+	igt_require(p2p_checked(vfd, fd, 0));
 	/* fill VRAM with 1 MiB objects: every hole left is smaller */
 	st = vgem_p2p_stats(vfd);
 	max = st.vram_size / chunk;
@@ -537,7 +544,7 @@ static void test_devmem_no_migration(int vfd, int fd)
 		 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
 		 (unsigned long long)(v1.devmem_to_ram - v0.devmem_to_ram),
 		 (unsigned long long)s.stats.pages_p2p);
-	if (p2p_checked(vfd, fd)) {
+	if (p2p_checked(vfd, fd, 0)) {
 		/* Mapped where they are: no migration. */
 		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram);
 		igt_assert(v1.devmem_p2p_maps >=
