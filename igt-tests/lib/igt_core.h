@@ -95,6 +95,20 @@ void __igt_subtest_group_restore(int save, int desc);
 	     igt_success())
 #define igt_subtest_f(...) __igt_subtest_f(igt_unique(__tmpchar), __VA_ARGS__)
 
+extern jmp_buf igt_dynamic_jmpbuf;
+bool __igt_enter_dynamic_container(void);
+bool __igt_run_dynamic_subtest(const char *dynamic_subtest_name);
+
+#define igt_subtest_with_dynamic(name) \
+	for (; __igt_run_subtest((name), __FILE__, __LINE__) && \
+	       __igt_enter_dynamic_container() && \
+	       (sigsetjmp(igt_subtest_jmpbuf, 1) == 0); \
+	     igt_success())
+#define igt_dynamic(name) \
+	for (; __igt_run_dynamic_subtest((name)) && \
+	       (sigsetjmp(igt_dynamic_jmpbuf, 1) == 0); \
+	     igt_success())
+
 /* A fixture's skip or failure inside the group only affects the group. */
 #define igt_subtest_group \
 	for (int igt_unique(__tmpint) = 0, igt_unique(__save) = 0, \
