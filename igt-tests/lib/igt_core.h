@@ -57,6 +57,8 @@ extern const char *__igt_test_description __attribute__((weak));
 extern jmp_buf igt_subtest_jmpbuf;
 
 typedef int (*igt_opt_handler_t)(int opt, int opt_index, void *data);
+#define IGT_OPT_HANDLER_SUCCESS 0
+#define IGT_OPT_HANDLER_ERROR -2
 int igt_subtest_init_parse_opts(int *argc, char **argv,
 				const char *extra_short_opts,
 				const struct option *extra_long_opts,
