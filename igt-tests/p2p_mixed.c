@@ -501,44 +501,48 @@ static void test_move_stalls_only_its_object(void)
 	free(ref);
 }
 
+/*
+ * Every edu device on the bus must have its edu_nic node, and the
+ * kernel (PEER) says which reach the exporter; each mapping must get
+ * what it says. Skip only where it says the mix is not there, and
+ * never on multi, whose topology promises it (edu0 and edu1 behind
+ * the exporter's switch, edu2 on a root port of its own).
+ */
+static void open_near_and_far(void)
+{
+	const char *topo = getenv("VP2P_TOPOLOGY");
+	int n, fd, edus = edu_pci_count();
+
+	vfd = vgem_p2p_open();
+	for (n = 0; n < MAX_EDU && n < edus; n++) {
+		struct drm_vgem_p2p_peer q;
+		int *slot;
+		bool p2p;
+
+		fd = edu_open_promised(n);
+		q = edu_peer_nth(vfd, n);
+		p2p = p2p_reachable(vfd, fd);
+		igt_assert_f(p2p == (q.path != VGEM_P2P_PEER_NONE),
+			     "edu_nic%d: the kernel says path %u, a mapping went %s\n",
+			     n, q.path, p2p ? "p2p" : "to system memory");
+		slot = p2p ? &near_fd : &far_fd;
+		if (*slot < 0)
+			*slot = fd;
+		else
+			close(fd);
+	}
+	if (topo && !strcmp(topo, "multi"))
+		igt_assert_f(near_fd >= 0 && far_fd >= 0,
+			     "multi: no edu %s the exporter p2p\n",
+			     near_fd < 0 ? "reaches" : "is refused by");
+	igt_require_f(near_fd >= 0 && far_fd >= 0,
+		      "needs one edu that reaches the exporter p2p and one that does not (multi)\n");
+}
+
 igt_main
 {
-	/*
-	 * Every edu device on the bus must have its edu_nic node, and the
-	 * kernel (PEER) says which reach the exporter; each mapping must get
-	 * what it says. Skip only where it says the mix is not there, and
-	 * never on multi, whose topology promises it (edu0 and edu1 behind
-	 * the exporter's switch, edu2 on a root port of its own).
-	 */
-	igt_fixture {
-		const char *topo = getenv("VP2P_TOPOLOGY");
-		int n, fd, edus = edu_pci_count();
-
-		vfd = vgem_p2p_open();
-		for (n = 0; n < MAX_EDU && n < edus; n++) {
-			struct drm_vgem_p2p_peer q;
-			int *slot;
-			bool p2p;
-
-			fd = edu_open_promised(n);
-			q = edu_peer_nth(vfd, n);
-			p2p = p2p_reachable(vfd, fd);
-			igt_assert_f(p2p == (q.path != VGEM_P2P_PEER_NONE),
-				     "edu_nic%d: the kernel says path %u, a mapping went %s\n",
-				     n, q.path, p2p ? "p2p" : "to system memory");
-			slot = p2p ? &near_fd : &far_fd;
-			if (*slot < 0)
-				*slot = fd;
-			else
-				close(fd);
-		}
-		if (topo && !strcmp(topo, "multi"))
-			igt_assert_f(near_fd >= 0 && far_fd >= 0,
-				     "multi: no edu %s the exporter p2p\n",
-				     near_fd < 0 ? "reaches" : "is refused by");
-		igt_require_f(near_fd >= 0 && far_fd >= 0,
-			      "needs one edu that reaches the exporter p2p and one that does not (multi)\n");
-	}
+	igt_fixture
+		open_near_and_far();
 
 	igt_describe("Alternating DMA from a p2p and a refused importer on a 4 MiB object: data intact, at most one move after the first refused mapping, no EBUSY.");
 	igt_subtest("alternate-4M")
