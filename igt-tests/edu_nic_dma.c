@@ -217,6 +217,458 @@ static bool pci_bus_master(const char *bdf)
 	return cmd & 0x4;
 }
 
+static void test_device_read_anon(int fd)
+{
+	uint64_t size = 3 * EDU_PAGE;
+	char *p = edu_anon(size);
+	struct edu_nic_dev_stats d0, d1;
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(p, size, 1);
+	key = edu_reg(fd, p, size, RW, 0);
+	d0 = edu_dev_stats(fd);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 100,
+		   2 * EDU_PAGE + 50);
+	d1 = edu_dev_stats(fd);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(s.stats.device_dma_bytes, 2 * EDU_PAGE + 50);
+	igt_assert_eq_u64(s.stats.bulk_bytes, 0);
+	igt_assert_eq_u64(s.stats.faults, 1);
+	igt_assert_eq_u64(s.stats.pages_system, 3);
+	igt_assert_eq_u64(s.stats.pages_p2p, 0);
+	/*
+	 * A command moves at most 2 KiB, in then out: 3996 bytes of
+	 * page 0 (4 commands), page 1 (4), 50 bytes of page 2 (2).
+	 */
+	igt_assert_eq_u64(d1.stats.device_dma_cmds -
+			  d0.stats.device_dma_cmds, 10);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_device_write_anon(int fd)
+{
+	uint64_t size = 3 * EDU_PAGE;
+	char *p = edu_anon(size);
+	uint32_t key;
+
+	edu_fill(p, size, 2);
+	key = edu_reg(fd, p, size, RW, 0);
+	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 4000, 200, 9);
+	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size,
+		    2 * EDU_PAGE, EDU_PAGE, 10);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 3900, 300);
+	igt_assert_eq_u32(edu_mr_stats(fd, key).state,
+			  EDU_NIC_MR_MIRRORED | EDU_NIC_MR_WRITABLE);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_device_write_untouched(int fd)
+{
+	char *p = edu_anon(EDU_PAGE);
+	char buf[256];
+	uint32_t key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+
+	/* A read first mirrors the zero page, read-only. */
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 64);
+	edu_fill(buf, sizeof(buf), 4);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 512,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(p + 512, buf, sizeof(buf)));
+	igt_assert_eq(p[0], 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, EDU_PAGE);
+}
+
+static void test_bulk_anon(int fd)
+{
+	uint64_t size = 64 * EDU_PAGE;
+	char *p = edu_anon(size), *buf = malloc(size);
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(p, size, 5);
+	key = edu_reg(fd, p, size, RW, 0);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+		size, buf);
+	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+	edu_fill(buf, size, 6);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+		size, buf);
+	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+	check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 12345, 54321,
+		    7);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(s.stats.bulk_bytes, 2 * size + 54321);
+	igt_assert_eq_u64(s.stats.device_dma_bytes, 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	free(buf);
+	munmap(p, size);
+}
+
+static void test_bulk_into_self(int fd)
+{
+	uint64_t half = 32 * EDU_PAGE, size = 2 * half;
+	char *p = edu_anon(size);
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	/* Only the first half is written; the second reads as zero */
+	edu_fill(p, half, 13);
+	key = edu_reg(fd, p, size, RW, 0);
+	/* A read mirrors it read-only: the second half is the zero page */
+	check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+		half, p + half);
+	igt_assert(!memcmp(p, p + half, half));
+	s = edu_mr_stats(fd, key);
+	igt_assert_lte(1, s.stats.invalidations);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_file_memory(int fd)
+{
+	uint64_t size = 4 * EDU_PAGE;
+	int mfd = memfd_create("edu_nic", MFD_CLOEXEC);
+	char *p, *data = malloc(size), *back = malloc(size);
+	uint32_t key;
+
+	igt_assert_fd(mfd);
+	edu_fill(data, size, 8);
+	igt_assert_eq(pwrite(mfd, data, size, 0), (ssize_t)size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	igt_assert(p != MAP_FAILED);
+	key = edu_reg(fd, p, size, RW, 0);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE - 8, 16);
+	check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 3 * EDU_PAGE,
+		    100, 11);
+	check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, EDU_PAGE,
+		    12);
+	/* The file sees it too, not just this mapping. */
+	igt_assert_eq(pread(mfd, back, size, 0), (ssize_t)size);
+	igt_assert(!memcmp(back, p, size));
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+	close(mfd);
+	free(data);
+	free(back);
+}
+
+static void test_munmap_remap(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size), *q;
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(p, size, 13);
+	key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
+	igt_assert_eq(munmap(p, size), 0);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u32(s.state, 0);
+	igt_assert_eq_u64(s.stats.invalidations, 1);
+
+	q = mmap(p, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	igt_assert(q == p);
+	edu_fill(p, size, 14);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE, 64);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(s.stats.remaps, 1);
+	igt_assert_eq_u64(s.stats.faults, 2);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_mprotect(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size);
+	char buf[64];
+	uint32_t key;
+
+	edu_fill(p, size, 15);
+	key = edu_reg(fd, p, size, RW, 0);
+	check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, 64, 16);
+	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+	igt_assert_eq_u64(edu_mr_stats(fd, key).stats.invalidations, 1);
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+		      -EPERM);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 8, 64);
+	igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
+	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, EDU_PAGE,
+		    64, 17);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_fork_cow(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size);
+	int to_child[2], to_parent[2];
+	char c, buf[128];
+	uint32_t key;
+	pid_t pid;
+	int status;
+
+	edu_fill(p, size, 18);
+	key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	igt_assert_eq(pipe(to_child), 0);
+	igt_assert_eq(pipe(to_parent), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		char ref[128];
+
+		edu_fill(ref, sizeof(ref), 18);
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		/* The parent's DMA must not show through. */
+		_exit(memcmp(p, ref, sizeof(ref)) ? 1 : 0);
+	}
+	igt_assert(edu_mr_stats(fd, key).stats.invalidations >= 1);
+	edu_fill(buf, sizeof(buf), 19);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(p, buf, sizeof(buf)));
+	igt_assert_eq(write(to_child[1], "x", 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status));
+	igt_assert_eq(WEXITSTATUS(status), 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_munmap_during_dma(int fd)
+{
+	uint64_t size = 4 * EDU_PAGE;
+	char *p = edu_anon(size), ref[4 * EDU_PAGE];
+	struct race r = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
+			  .len = size, .want = ref, .ro = -1,
+			  .last = 1 };
+	pthread_t t;
+
+	edu_fill(p, size, 20);
+	memcpy(ref, p, size);
+	r.key = edu_reg(fd, p, size, RW, 0);
+	igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
+	race_wait(&r, 0);
+	igt_assert_eq(munmap(p, size), 0);
+	atomic_store(&r.phase, 1);
+	pthread_join(t, NULL);
+	igt_info("before munmap: %d done, %d ok (last error %d); after: %d done, error %d; %d wrong\n",
+		 atomic_load(&r.done[0]), r.ok[0], r.err[0],
+		 atomic_load(&r.done[1]), r.err[1], r.bad);
+	igt_assert_eq(r.bad, 0);
+	igt_assert(r.ok[0] >= 1);
+	igt_assert(r.err[0] == 0 || r.err[0] == -EFAULT);
+	igt_assert_eq(r.ok[1], 0);
+	igt_assert_eq(r.err[1], -EFAULT);
+	igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 1);
+	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+}
+
+static void test_mprotect_fork_during_dma(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size), ref[2 * EDU_PAGE];
+	/*
+	 * Phases: 0 writable, racing mprotect(PROT_READ); 1 read-only;
+	 * 2 racing mprotect(PROT_READ | PROT_WRITE); 3 writable,
+	 * racing a fork; 4 after the fork.
+	 */
+	struct race r = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
+			  .len = size, .mem = p, .ro = 1, .last = 4 };
+	pthread_t t;
+	pid_t pid;
+	int ph;
+
+	edu_fill(ref, size, 22);
+	r.key = edu_reg(fd, p, size, RW, 0);
+	igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
+	race_wait(&r, 0);
+	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+	atomic_store(&r.phase, 1);
+	race_wait(&r, 1);
+	race_quiesce(&r, 2);
+	igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
+	atomic_store(&r.phase, 3);
+	race_wait(&r, 3);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	igt_assert_eq(waitpid(pid, NULL, 0), pid);
+	atomic_store(&r.phase, 4);
+	pthread_join(t, NULL);
+	for (ph = 0; ph < RACE_PHASES; ph++)
+		igt_info("phase %d: %d done, %d landed, last error %d\n",
+			 ph, atomic_load(&r.done[ph]), r.ok[ph],
+			 r.err[ph]);
+	igt_assert_eq(r.bad, 0);
+	/* before mprotect: landed; the one racing it may be refused */
+	igt_assert(r.ok[0] >= 1);
+	igt_assert(r.err[0] == 0 || r.err[0] == -EPERM);
+	/* under PROT_READ: every one refused */
+	igt_assert_eq(r.ok[1], 0);
+	igt_assert_eq(r.err[1], -EPERM);
+	/* racing the way back: refused or landed */
+	igt_assert(r.err[2] == 0 || r.err[2] == -EPERM);
+	/* writable again, and across the fork: all land */
+	igt_assert(r.ok[3] >= 1);
+	igt_assert_eq(r.err[3], 0);
+	igt_assert_eq(r.ok[4], 1);
+	/* One more, undisturbed, must land completely. */
+	edu_dma(fd, r.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
+		size, ref);
+	igt_assert(!memcmp(p, ref, size));
+	/* mprotect and fork each tore a mirror down */
+	igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 2);
+	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+	munmap(p, size);
+}
+
+static void test_dereg_during_dma(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size);
+	struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
+			      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+			      .iterations = 3 };
+	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+	pthread_t t;
+
+	edu_fill(p, size, 21);
+	l.key = edu_reg(fd, p, size, RW, 0);
+	start_loop(&t, &l);
+	msleep(200);
+	igt_assert_eq(edu_dereg_err(fd, l.key), 0);
+	pthread_join(t, NULL);
+	igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+		 l.last_err);
+	igt_assert(l.nerr == 0 || l.last_err == -ENOENT);
+	igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+	munmap(p, size);
+}
+
+static void test_close_during_dma(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size);
+	int fd2 = edu_open();
+	struct dma_loop l = { .fd = fd2, .dir = EDU_NIC_DMA_FROM_MR,
+			      .mode = EDU_NIC_MODE_DEVICE, .len = size,
+			      .iterations = 3 };
+	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+	pthread_t t;
+
+	l.key = edu_reg(fd2, p, size, RW, 0);
+	start_loop(&t, &l);
+	msleep(200);
+	close(fd2);
+	pthread_join(t, NULL);
+	igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
+		 l.last_err);
+	igt_assert(l.nerr == 0 || l.last_err == -EBADF);
+	igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+	munmap(p, size);
+}
+
+static void test_exit_during_dma(int fd)
+{
+	struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
+	int ready[2];
+	pid_t pid;
+
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		int cfd = edu_open_nth(0);
+		char *p = edu_anon(4 * EDU_PAGE);
+		char buf[4 * EDU_PAGE];
+		uint32_t key;
+
+		edu_fill(p, 4 * EDU_PAGE, 23);
+		key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
+		edu_child_report(ready[1],
+				 !edu_dma_err(cfd, key,
+					      EDU_NIC_DMA_FROM_MR,
+					      EDU_NIC_MODE_DEVICE, 0,
+					      sizeof(buf), buf) &&
+				 !memcmp(buf, p, sizeof(buf)));
+		for (;;)
+			edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
+				    EDU_NIC_MODE_DEVICE, 0,
+				    sizeof(buf), buf);
+	}
+	/* its first DMA read the right bytes */
+	edu_child_ready(pid, ready);
+	/* registered, mirrored and DMAing before the kill */
+	e1 = edu_dev_stats(fd).stats;
+	edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
+	edu_child_assert(pid, e1.cur_pages_system ==
+			      e0.cur_pages_system + 4);
+	edu_child_assert(pid, e1.device_dma_bytes >=
+			      e0.device_dma_bytes + 4 * EDU_PAGE);
+	edu_child_kill(pid);
+	e1 = edu_dev_stats(fd).stats;
+	igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+	igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);
+	igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
+}
+
+/* Closes *fdp, whose device it unbinds, and opens it anew */
+static void test_timeout_clears_master(int *fdp)
+{
+	int fd = *fdp;
+	char *p = edu_anon(EDU_PAGE), buf[64], bdf[32];
+	uint32_t key;
+
+	igt_require_f(access(FAIL_TIMEOUT, F_OK) == 0,
+		      "no %s (fault injection)\n", FAIL_TIMEOUT);
+	edu_bdf(bdf, sizeof(bdf));
+	igt_assert(pci_bus_master(bdf));
+	key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+
+	/* The next command, once */
+	igt_assert(edu_write_str(FAIL_TIMEOUT "/verbose", "0"));
+	igt_assert(edu_write_str(FAIL_TIMEOUT "/interval", "1"));
+	igt_assert(edu_write_str(FAIL_TIMEOUT "/times", "1"));
+	igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "100"));
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+				  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+				  buf), -EIO);
+	igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "0"));
+	igt_assert(!pci_bus_master(bdf));
+	/* Wedged: no command again, injection or not */
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+				  buf), -EIO);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	close(fd);
+
+	igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/unbind", bdf));
+	igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
+	fd = edu_open();
+	*fdp = fd;
+	igt_assert(pci_bus_master(bdf));
+	edu_fill(p, EDU_PAGE, 21);
+	key = edu_reg(fd, p, EDU_PAGE, RW, 0);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, p, sizeof(buf)));
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, EDU_PAGE);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -225,453 +677,64 @@ igt_main
 		fd = edu_open();
 
 	igt_describe("Device DMA reads anonymous memory: unaligned, across pages.");
-	igt_subtest("device-read-anon") {
-		uint64_t size = 3 * EDU_PAGE;
-		char *p = edu_anon(size);
-		struct edu_nic_dev_stats d0, d1;
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(p, size, 1);
-		key = edu_reg(fd, p, size, RW, 0);
-		d0 = edu_dev_stats(fd);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 100,
-			   2 * EDU_PAGE + 50);
-		d1 = edu_dev_stats(fd);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u64(s.stats.device_dma_bytes, 2 * EDU_PAGE + 50);
-		igt_assert_eq_u64(s.stats.bulk_bytes, 0);
-		igt_assert_eq_u64(s.stats.faults, 1);
-		igt_assert_eq_u64(s.stats.pages_system, 3);
-		igt_assert_eq_u64(s.stats.pages_p2p, 0);
-		/*
-		 * A command moves at most 2 KiB, in then out: 3996 bytes of
-		 * page 0 (4 commands), page 1 (4), 50 bytes of page 2 (2).
-		 */
-		igt_assert_eq_u64(d1.stats.device_dma_cmds -
-				  d0.stats.device_dma_cmds, 10);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("device-read-anon")
+		test_device_read_anon(fd);
 
 	igt_describe("Device DMA writes anonymous memory, and only where asked.");
-	igt_subtest("device-write-anon") {
-		uint64_t size = 3 * EDU_PAGE;
-		char *p = edu_anon(size);
-		uint32_t key;
-
-		edu_fill(p, size, 2);
-		key = edu_reg(fd, p, size, RW, 0);
-		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 4000, 200, 9);
-		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size,
-			    2 * EDU_PAGE, EDU_PAGE, 10);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 3900, 300);
-		igt_assert_eq_u32(edu_mr_stats(fd, key).state,
-				  EDU_NIC_MR_MIRRORED | EDU_NIC_MR_WRITABLE);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("device-write-anon")
+		test_device_write_anon(fd);
 
 	igt_describe("Device DMA into never-touched anonymous memory faults it in.");
-	igt_subtest("device-write-untouched") {
-		char *p = edu_anon(EDU_PAGE);
-		char buf[256];
-		uint32_t key = edu_reg(fd, p, EDU_PAGE, RW, 0);
-
-		/* A read first mirrors the zero page, read-only. */
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 64);
-		edu_fill(buf, sizeof(buf), 4);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 512,
-			sizeof(buf), buf);
-		igt_assert(!memcmp(p + 512, buf, sizeof(buf)));
-		igt_assert_eq(p[0], 0);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, EDU_PAGE);
-	}
+	igt_subtest("device-write-untouched")
+		test_device_write_untouched(fd);
 
 	igt_describe("Bulk (emulated) DMA on 64 pages of anonymous memory, checksummed.");
-	igt_subtest("bulk-anon") {
-		uint64_t size = 64 * EDU_PAGE;
-		char *p = edu_anon(size), *buf = malloc(size);
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(p, size, 5);
-		key = edu_reg(fd, p, size, RW, 0);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
-			size, buf);
-		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-		edu_fill(buf, size, 6);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
-			size, buf);
-		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 12345, 54321,
-			    7);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u64(s.stats.bulk_bytes, 2 * size + 54321);
-		igt_assert_eq_u64(s.stats.device_dma_bytes, 0);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		free(buf);
-		munmap(p, size);
-	}
+	igt_subtest("bulk-anon")
+		test_bulk_anon(fd);
 
 	igt_describe("Bulk DMA from a region into itself, where the copy's own write fault (zero page) invalidates the mirror it copies from: the data arrives, nothing deadlocks.");
-	igt_subtest("bulk-into-self") {
-		uint64_t half = 32 * EDU_PAGE, size = 2 * half;
-		char *p = edu_anon(size);
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		/* Only the first half is written; the second reads as zero */
-		edu_fill(p, half, 13);
-		key = edu_reg(fd, p, size, RW, 0);
-		/* A read mirrors it read-only: the second half is the zero page */
-		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
-			half, p + half);
-		igt_assert(!memcmp(p, p + half, half));
-		s = edu_mr_stats(fd, key);
-		igt_assert_lte(1, s.stats.invalidations);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("bulk-into-self")
+		test_bulk_into_self(fd);
 
 	igt_describe("Device and bulk DMA on shared file memory (memfd).");
-	igt_subtest("file-memory") {
-		uint64_t size = 4 * EDU_PAGE;
-		int mfd = memfd_create("edu_nic", MFD_CLOEXEC);
-		char *p, *data = malloc(size), *back = malloc(size);
-		uint32_t key;
-
-		igt_assert_fd(mfd);
-		edu_fill(data, size, 8);
-		igt_assert_eq(pwrite(mfd, data, size, 0), (ssize_t)size);
-		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-		igt_assert(p != MAP_FAILED);
-		key = edu_reg(fd, p, size, RW, 0);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE - 8, 16);
-		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
-		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 3 * EDU_PAGE,
-			    100, 11);
-		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, EDU_PAGE,
-			    12);
-		/* The file sees it too, not just this mapping. */
-		igt_assert_eq(pread(mfd, back, size, 0), (ssize_t)size);
-		igt_assert(!memcmp(back, p, size));
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-		close(mfd);
-		free(data);
-		free(back);
-	}
+	igt_subtest("file-memory")
+		test_file_memory(fd);
 
 	igt_describe("munmap invalidates; new memory mapped at the address is re-mirrored.");
-	igt_subtest("munmap-remap") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size), *q;
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(p, size, 13);
-		key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
-		check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
-		igt_assert_eq(munmap(p, size), 0);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u32(s.state, 0);
-		igt_assert_eq_u64(s.stats.invalidations, 1);
-
-		q = mmap(p, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		igt_assert(q == p);
-		edu_fill(p, size, 14);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE, 64);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u64(s.stats.remaps, 1);
-		igt_assert_eq_u64(s.stats.faults, 2);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("munmap-remap")
+		test_munmap_remap(fd);
 
 	igt_describe("mprotect read-only invalidates; writes then fail with EPERM, reads work.");
-	igt_subtest("mprotect") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size);
-		char buf[64];
-		uint32_t key;
-
-		edu_fill(p, size, 15);
-		key = edu_reg(fd, p, size, RW, 0);
-		check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, 64, 16);
-		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
-		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.invalidations, 1);
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
-			      -EPERM);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 8, 64);
-		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
-		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, EDU_PAGE,
-			    64, 17);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("mprotect")
+		test_mprotect(fd);
 
 	igt_describe("fork write-protects (COW): the mirror is invalidated and writes land in the parent only.");
-	igt_subtest("fork-cow") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size);
-		int to_child[2], to_parent[2];
-		char c, buf[128];
-		uint32_t key;
-		pid_t pid;
-		int status;
-
-		edu_fill(p, size, 18);
-		key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
-		igt_assert_eq(pipe(to_child), 0);
-		igt_assert_eq(pipe(to_parent), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			char ref[128];
-
-			edu_fill(ref, sizeof(ref), 18);
-			if (read(to_child[0], &c, 1) != 1)
-				_exit(2);
-			/* The parent's DMA must not show through. */
-			_exit(memcmp(p, ref, sizeof(ref)) ? 1 : 0);
-		}
-		igt_assert(edu_mr_stats(fd, key).stats.invalidations >= 1);
-		edu_fill(buf, sizeof(buf), 19);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
-			sizeof(buf), buf);
-		igt_assert(!memcmp(p, buf, sizeof(buf)));
-		igt_assert_eq(write(to_child[1], "x", 1), 1);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFEXITED(status));
-		igt_assert_eq(WEXITSTATUS(status), 0);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("fork-cow")
+		test_fork_cow(fd);
 
 	igt_describe("munmap while a device DMA runs: once a first read of the region came back right, the region is unmapped under the next; that one either completes with the region's bytes or fails with EFAULT, and a read started after the munmap fails with EFAULT.");
-	igt_subtest("munmap-during-dma") {
-		uint64_t size = 4 * EDU_PAGE;
-		char *p = edu_anon(size), ref[4 * EDU_PAGE];
-		struct race r = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
-				  .len = size, .want = ref, .ro = -1,
-				  .last = 1 };
-		pthread_t t;
-
-		edu_fill(p, size, 20);
-		memcpy(ref, p, size);
-		r.key = edu_reg(fd, p, size, RW, 0);
-		igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
-		race_wait(&r, 0);
-		igt_assert_eq(munmap(p, size), 0);
-		atomic_store(&r.phase, 1);
-		pthread_join(t, NULL);
-		igt_info("before munmap: %d done, %d ok (last error %d); after: %d done, error %d; %d wrong\n",
-			 atomic_load(&r.done[0]), r.ok[0], r.err[0],
-			 atomic_load(&r.done[1]), r.err[1], r.bad);
-		igt_assert_eq(r.bad, 0);
-		igt_assert(r.ok[0] >= 1);
-		igt_assert(r.err[0] == 0 || r.err[0] == -EFAULT);
-		igt_assert_eq(r.ok[1], 0);
-		igt_assert_eq(r.err[1], -EFAULT);
-		igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 1);
-		igt_assert_eq(edu_dereg_err(fd, r.key), 0);
-	}
+	igt_subtest("munmap-during-dma")
+		test_munmap_during_dma(fd);
 
 	igt_describe("mprotect and fork while device DMAs write, each DMA a fresh pattern checked in the parent's memory: writes land before; under PROT_READ every write is refused with EPERM and changes nothing; after PROT_READ | PROT_WRITE writes land again, also across a fork, and after it.");
-	igt_subtest("mprotect-fork-during-dma") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size), ref[2 * EDU_PAGE];
-		/*
-		 * Phases: 0 writable, racing mprotect(PROT_READ); 1 read-only;
-		 * 2 racing mprotect(PROT_READ | PROT_WRITE); 3 writable,
-		 * racing a fork; 4 after the fork.
-		 */
-		struct race r = { .fd = fd, .dir = EDU_NIC_DMA_TO_MR,
-				  .len = size, .mem = p, .ro = 1, .last = 4 };
-		pthread_t t;
-		pid_t pid;
-		int ph;
-
-		edu_fill(ref, size, 22);
-		r.key = edu_reg(fd, p, size, RW, 0);
-		igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
-		race_wait(&r, 0);
-		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
-		atomic_store(&r.phase, 1);
-		race_wait(&r, 1);
-		race_quiesce(&r, 2);
-		igt_assert_eq(mprotect(p, size, PROT_READ | PROT_WRITE), 0);
-		atomic_store(&r.phase, 3);
-		race_wait(&r, 3);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0)
-			_exit(0);
-		igt_assert_eq(waitpid(pid, NULL, 0), pid);
-		atomic_store(&r.phase, 4);
-		pthread_join(t, NULL);
-		for (ph = 0; ph < RACE_PHASES; ph++)
-			igt_info("phase %d: %d done, %d landed, last error %d\n",
-				 ph, atomic_load(&r.done[ph]), r.ok[ph],
-				 r.err[ph]);
-		igt_assert_eq(r.bad, 0);
-		/* before mprotect: landed; the one racing it may be refused */
-		igt_assert(r.ok[0] >= 1);
-		igt_assert(r.err[0] == 0 || r.err[0] == -EPERM);
-		/* under PROT_READ: every one refused */
-		igt_assert_eq(r.ok[1], 0);
-		igt_assert_eq(r.err[1], -EPERM);
-		/* racing the way back: refused or landed */
-		igt_assert(r.err[2] == 0 || r.err[2] == -EPERM);
-		/* writable again, and across the fork: all land */
-		igt_assert(r.ok[3] >= 1);
-		igt_assert_eq(r.err[3], 0);
-		igt_assert_eq(r.ok[4], 1);
-		/* One more, undisturbed, must land completely. */
-		edu_dma(fd, r.key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
-			size, ref);
-		igt_assert(!memcmp(p, ref, size));
-		/* mprotect and fork each tore a mirror down */
-		igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 2);
-		igt_assert_eq(edu_dereg_err(fd, r.key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("mprotect-fork-during-dma")
+		test_mprotect_fork_during_dma(fd);
 
 	igt_describe("Deregistration during a DMA: the DMA completes, the key is gone.");
-	igt_subtest("dereg-during-dma") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size);
-		struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
-				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-				      .iterations = 3 };
-		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
-		pthread_t t;
-
-		edu_fill(p, size, 21);
-		l.key = edu_reg(fd, p, size, RW, 0);
-		start_loop(&t, &l);
-		msleep(200);
-		igt_assert_eq(edu_dereg_err(fd, l.key), 0);
-		pthread_join(t, NULL);
-		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-			 l.last_err);
-		igt_assert(l.nerr == 0 || l.last_err == -ENOENT);
-		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
-		munmap(p, size);
-	}
+	igt_subtest("dereg-during-dma")
+		test_dereg_during_dma(fd);
 
 	igt_describe("close of the fd during a DMA: the DMA finishes, then all is released.");
-	igt_subtest("close-during-dma") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size);
-		int fd2 = edu_open();
-		struct dma_loop l = { .fd = fd2, .dir = EDU_NIC_DMA_FROM_MR,
-				      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-				      .iterations = 3 };
-		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
-		pthread_t t;
-
-		l.key = edu_reg(fd2, p, size, RW, 0);
-		start_loop(&t, &l);
-		msleep(200);
-		close(fd2);
-		pthread_join(t, NULL);
-		igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-			 l.last_err);
-		igt_assert(l.nerr == 0 || l.last_err == -EBADF);
-		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
-		munmap(p, size);
-	}
+	igt_subtest("close-during-dma")
+		test_close_during_dma(fd);
 
 	igt_describe("SIGKILL of a process in the middle of device DMA releases everything: the child reads its region right once and says so, the parent sees its registration mirrored, kills it mid-stream, and sees the registration and its mirrored pages gone.");
-	igt_subtest("exit-during-dma") {
-		struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
-		int ready[2];
-		pid_t pid;
-
-		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			int cfd = edu_open_nth(0);
-			char *p = edu_anon(4 * EDU_PAGE);
-			char buf[4 * EDU_PAGE];
-			uint32_t key;
-
-			edu_fill(p, 4 * EDU_PAGE, 23);
-			key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
-			edu_child_report(ready[1],
-					 !edu_dma_err(cfd, key,
-						      EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE, 0,
-						      sizeof(buf), buf) &&
-					 !memcmp(buf, p, sizeof(buf)));
-			for (;;)
-				edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
-					    EDU_NIC_MODE_DEVICE, 0,
-					    sizeof(buf), buf);
-		}
-		/* its first DMA read the right bytes */
-		edu_child_ready(pid, ready);
-		/* registered, mirrored and DMAing before the kill */
-		e1 = edu_dev_stats(fd).stats;
-		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
-		edu_child_assert(pid, e1.cur_pages_system ==
-				      e0.cur_pages_system + 4);
-		edu_child_assert(pid, e1.device_dma_bytes >=
-				      e0.device_dma_bytes + 4 * EDU_PAGE);
-		edu_child_kill(pid);
-		e1 = edu_dev_stats(fd).stats;
-		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
-		igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);
-		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
-	}
+	igt_subtest("exit-during-dma")
+		test_exit_during_dma(fd);
 
 	igt_describe("A command that times out (fault injection) wedges the engine and takes the device off the bus: DMA gets EIO, bus mastering is off; rebinding brings it back.");
-	igt_subtest("timeout-clears-master") {
-		char *p = edu_anon(EDU_PAGE), buf[64], bdf[32];
-		uint32_t key;
-
-		igt_require_f(access(FAIL_TIMEOUT, F_OK) == 0,
-			      "no %s (fault injection)\n", FAIL_TIMEOUT);
-		edu_bdf(bdf, sizeof(bdf));
-		igt_assert(pci_bus_master(bdf));
-		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
-
-		/* The next command, once */
-		igt_assert(edu_write_str(FAIL_TIMEOUT "/verbose", "0"));
-		igt_assert(edu_write_str(FAIL_TIMEOUT "/interval", "1"));
-		igt_assert(edu_write_str(FAIL_TIMEOUT "/times", "1"));
-		igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "100"));
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
-					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
-					  buf), -EIO);
-		igt_assert(edu_write_str(FAIL_TIMEOUT "/probability", "0"));
-		igt_assert(!pci_bus_master(bdf));
-		/* Wedged: no command again, injection or not */
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
-					  buf), -EIO);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		close(fd);
-
-		igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/unbind", bdf));
-		igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
-		fd = edu_open();
-		igt_assert(pci_bus_master(bdf));
-		edu_fill(p, EDU_PAGE, 21);
-		key = edu_reg(fd, p, EDU_PAGE, RW, 0);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-			sizeof(buf), buf);
-		igt_assert(!memcmp(buf, p, sizeof(buf)));
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, EDU_PAGE);
-	}
+	igt_subtest("timeout-clears-master")
+		test_timeout_clears_master(&fd);
 
 	igt_fixture
 		close(fd);

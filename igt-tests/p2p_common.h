@@ -125,39 +125,26 @@ static inline struct drm_vgem_p2p_peer edu_peer_nth(int vfd, int n)
 	return q;
 }
 
-/*
- * Must the exporter reach the importer peer-to-peer here? The harness
- * says which topology it booted (VP2P_TOPOLOGY, set by
- * qemu/guest/run-suite), and only `split` puts the two devices where the
- * kernel refuses p2p. Outside the harness: -1, unknown.
- */
-static inline int topology_wants_p2p(void)
+/* The kernel's verdict (PEER): does the exporter reach edu_nic@n p2p? */
+static inline bool edu_peer_p2p(int vfd, int n)
 {
-	const char *topo = getenv("VP2P_TOPOLOGY");
-
-	if (!topo || !*topo)
-		return -1;
-	return strcmp(topo, "split") != 0;
-}
-
-/* Fail if @p2p, whether an importer was served p2p, defies the topology */
-static inline void assert_topology_p2p(bool p2p)
-{
-	int want = topology_wants_p2p();
-
-	igt_assert_f(want < 0 || p2p == want, "topology %s: served %s\n",
-		     getenv("VP2P_TOPOLOGY"), p2p ? "p2p" : "by the fallback");
+	return edu_peer_nth(vfd, n).path != VGEM_P2P_PEER_NONE;
 }
 
 /*
- * p2p_reachable(), held to the topology: a p2p path that silently fell
- * back (or a fallback that wrongly went p2p) fails here, not later.
+ * p2p_reachable() for edu_nic@n, opened as @fd, held to the kernel's
+ * verdict (DRM_IOCTL_VGEM_P2P_PEER): a mapping that silently fell back
+ * where the kernel says p2p (or went p2p where it says no) fails here,
+ * not later. p2p_e2e/peer-verdict holds the verdict to the topology.
  */
-static inline bool p2p_checked(int vfd, int fd)
+static inline bool p2p_checked(int vfd, int fd, int n)
 {
-	bool p2p = p2p_reachable(vfd, fd);
+	bool want = edu_peer_p2p(vfd, n), p2p = p2p_reachable(vfd, fd);
 
-	assert_topology_p2p(p2p);
+	igt_assert_f(p2p == want,
+		     "edu_nic%d: the kernel says %s, a mapping went %s\n", n,
+		     want ? "p2p" : "no p2p",
+		     p2p ? "p2p" : "to system memory");
 	return p2p;
 }
 

@@ -143,6 +143,520 @@ static void obj_free(int vfd, struct obj *o)
 	free(o->ref);
 }
 
+static void test_read_write(const struct edu_nic_dev_stats *caps, int vfd,
+			    int fd, bool p2p)
+{
+	struct drm_vgem_p2p_stats v0, v1;
+	struct obj o;
+	struct edu_nic_mr_stats s;
+	char buf[2 * EDU_PAGE];
+	uint32_t key;
+
+	v0 = vgem_p2p_stats(vfd);
+	o = obj_new(vfd, 4 * EDU_PAGE, 0, 1);
+	key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+
+	edu_fill(buf, sizeof(buf), 2);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+		EDU_PAGE + 100, sizeof(buf), buf);
+	memcpy(o.ref + EDU_PAGE + 100, buf, sizeof(buf));
+	igt_assert_eq_u64(edu_csum(o.map, o.size),
+			  edu_csum(o.ref, o.size));
+
+	s = edu_mr_stats(fd, key);
+	v1 = vgem_p2p_stats(vfd);
+	igt_info("importer: p2p pages %llu, system %llu; exporter: dma-buf maps p2p +%llu system +%llu, bus +%llu iova +%llu\n",
+		 (unsigned long long)s.stats.pages_p2p,
+		 (unsigned long long)s.stats.pages_system,
+		 (unsigned long long)(v1.dmabuf_maps_p2p - v0.dmabuf_maps_p2p),
+		 (unsigned long long)(v1.dmabuf_maps_system - v0.dmabuf_maps_system),
+		 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
+		 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova));
+	igt_assert(s.state & EDU_NIC_MR_DMABUF);
+	igt_assert(s.state & EDU_NIC_MR_MIRRORED);
+	igt_assert_eq_u64(s.stats.faults, 1);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 1);
+	if (p2p) {
+		igt_assert_eq_u64(s.stats.pages_p2p, 4);
+		igt_assert_eq_u64(s.stats.pages_system, 0);
+		igt_assert_eq_u64(v1.dmabuf_maps_p2p,
+				  v0.dmabuf_maps_p2p + 1);
+		igt_assert_eq_u64(v1.dmabuf_maps_system,
+				  v0.dmabuf_maps_system);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+			      VGEM_P2P_PLACEMENT_VRAM);
+		if (caps->caps & EDU_NIC_CAP_IOMMU)
+			igt_assert_eq_u64(v1.p2p_pages_iova,
+					  v0.p2p_pages_iova + 4);
+		else
+			igt_assert_eq_u64(v1.p2p_pages_bus,
+					  v0.p2p_pages_bus + 4);
+	} else {
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		igt_assert_eq_u64(s.stats.pages_system, 4);
+		igt_assert_eq_u64(v1.dmabuf_maps_system,
+				  v0.dmabuf_maps_system + 1);
+		igt_assert_eq_u64(v1.dmabuf_maps_p2p,
+				  v0.dmabuf_maps_p2p);
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+			      VGEM_P2P_PLACEMENT_SYSTEM);
+	}
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	obj_free(vfd, &o);
+}
+
+static void test_bulk(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 16 * EDU_PAGE, 0, 3);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 4 * EDU_PAGE,
+				  8 * EDU_PAGE, RW);
+	char *buf = malloc(8 * EDU_PAGE);
+
+	check_read(fd, key, EDU_NIC_MODE_BULK, o.ref + 4 * EDU_PAGE,
+		   0, 8 * EDU_PAGE);
+	edu_fill(buf, 8 * EDU_PAGE, 4);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+		8 * EDU_PAGE, buf);
+	memcpy(o.ref + 4 * EDU_PAGE, buf, 8 * EDU_PAGE);
+	igt_assert_eq_u64(edu_csum(o.map, o.size),
+			  edu_csum(o.ref, o.size));
+	igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
+			  16 * EDU_PAGE);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	free(buf);
+	obj_free(vfd, &o);
+}
+
+static void test_no_p2p_object(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 2 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
+			       5);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+				  EDU_NIC_ACCESS_READ);
+	struct edu_nic_mr_stats s;
+
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(s.stats.pages_p2p, 0);
+	igt_assert_eq_u64(s.stats.pages_system, 2);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+		      VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_shared_system(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 16 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
+			       12);
+	uint32_t key[2];
+	char buf[EDU_PAGE];
+	int k;
+
+	key[0] = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+	key[1] = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments,
+		      2);
+	for (k = 0; k < 2; k++) {
+		check_read(fd, key[k], EDU_NIC_MODE_DEVICE, o.ref, 0,
+			   o.size);
+		check_read(fd, key[k], EDU_NIC_MODE_BULK, o.ref, 0,
+			   o.size);
+	}
+	edu_fill(buf, sizeof(buf), 13);
+	edu_dma(fd, key[0], EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+		7 * EDU_PAGE, EDU_PAGE, buf);
+	memcpy(o.ref + 7 * EDU_PAGE, buf, EDU_PAGE);
+	check_read(fd, key[1], EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	igt_assert_eq_u64(edu_csum(o.map, o.size),
+			  edu_csum(o.ref, o.size));
+	igt_assert_eq_u64(edu_mr_stats(fd, key[1]).stats.pages_system,
+			  16);
+	for (k = 0; k < 2; k++)
+		igt_assert_eq(edu_dereg_err(fd, key[k]), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_read_only_object(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,
+			       6);
+	char other[EDU_PAGE];
+	uint32_t key;
+
+	edu_fill(other, sizeof(other), 106);
+	igt_assert(memcmp(other, o.ref, 64));
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
+		      -EPERM);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, 0, 64, other),
+		      -EPERM);
+	/* the object still holds what the CPU wrote, every byte */
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	igt_assert_f(!memcmp(o.map, o.ref, o.size),
+		     "a refused device write changed the object\n");
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_device_only_object(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE,
+			       VGEM_P2P_CREATE_DEVICE_ONLY, 7);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
+		256, o.ref);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 1000, 256);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_move_during_dma(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 8);
+	struct stream st = { .fd = fd, .len = o.size, .want = o.ref };
+	struct drm_vgem_p2p_obj_info i0, i1;
+	struct drm_vgem_p2p_stats v0, v1;
+	struct edu_nic_mr_stats s;
+	pthread_t t;
+	int i;
+
+	st.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	i0 = vgem_p2p_info(vfd, o.handle);
+	v0 = vgem_p2p_stats(vfd);
+	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
+	for (i = 0; i < 4; i++) {
+		msleep(250);
+		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, i == 2 ?
+				      VGEM_P2P_MOVE_SYSTEM :
+				      VGEM_P2P_MOVE_VRAM), 0);
+	}
+	msleep(500);
+	st.stop = 1;
+	pthread_join(t, NULL);
+	i1 = vgem_p2p_info(vfd, o.handle);
+	v1 = vgem_p2p_stats(vfd);
+	s = edu_mr_stats(fd, st.key);
+	igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps; move_notify +%llu\n",
+		 st.iterations, st.bad, st.err,
+		 (unsigned long long)s.stats.invalidations,
+		 (unsigned long long)s.stats.remaps,
+		 (unsigned long long)(i1.move_notifies - i0.move_notifies));
+	igt_assert_eq(st.err, 0);
+	igt_assert_eq(st.bad, 0);
+	igt_assert(st.iterations > 0);
+	/* every forced move is notified; re-maps may move it too */
+	igt_assert(i1.move_notifies >= i0.move_notifies + 4);
+	igt_assert(v1.move_notifies >= v0.move_notifies + 4);
+	igt_assert(s.stats.invalidations >= 1);
+	igt_assert(s.stats.remaps >= 1);
+	check_read(fd, st.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	igt_assert_eq(edu_dereg_err(fd, st.key), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_evict_and_return(int vfd, int fd, bool p2p)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 9);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+				  EDU_NIC_ACCESS_READ);
+	struct edu_nic_mr_stats s;
+
+	igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, p2p ?
+			      VGEM_P2P_MOVE_SYSTEM :
+			      VGEM_P2P_MOVE_VRAM), 0);
+	s = edu_mr_stats(fd, key);
+	igt_assert(!(s.state & EDU_NIC_MR_MIRRORED));
+	igt_assert_eq_u64(s.stats.invalidations, 1);
+	igt_assert_eq_u64(s.stats.cur_pages_p2p +
+			  s.stats.cur_pages_system, 0);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
+	s = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(s.stats.remaps, 1);
+	if (p2p) {
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+			      VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert_eq_u64(s.stats.cur_pages_p2p, 1);
+	} else {
+		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+			      VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq_u64(s.stats.cur_pages_system, 1);
+	}
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	obj_free(vfd, &o);
+}
+
+static void test_vma_and_dmabuf(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 10);
+	uint32_t kv, kd;
+	struct edu_nic_mr_stats sv, sd;
+
+	/* read-only: two writable mappings of one page are not ours */
+	kv = edu_reg(fd, o.map, o.size, EDU_NIC_ACCESS_READ, 0);
+	kd = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
+	check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
+	igt_assert(edu_mr_stats(fd, kv).state & EDU_NIC_MR_MIRRORED);
+	igt_assert(edu_mr_stats(fd, kd).state & EDU_NIC_MR_MIRRORED);
+
+	igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
+	sv = edu_mr_stats(fd, kv);
+	sd = edu_mr_stats(fd, kd);
+	igt_assert(!(sv.state & EDU_NIC_MR_MIRRORED));
+	igt_assert(!(sd.state & EDU_NIC_MR_MIRRORED));
+	igt_assert_eq_u64(sv.stats.invalidations, 1);
+	igt_assert_eq_u64(sd.stats.invalidations, 1);
+
+	check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
+	check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
+	igt_assert_eq_u64(edu_mr_stats(fd, kv).stats.remaps, 1);
+	igt_assert_eq_u64(edu_mr_stats(fd, kd).stats.remaps, 1);
+	igt_assert_eq(edu_dereg_err(fd, kv), 0);
+	igt_assert_eq(edu_dereg_err(fd, kd), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).mappings, 0);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	obj_free(vfd, &o);
+}
+
+static void test_error_ebadf(int fd)
+{
+	int dead = dup(fd);
+
+	close(dead);
+	igt_assert_eq(reg_dmabuf_err(fd, dead, 0, EDU_PAGE,
+				     EDU_NIC_ACCESS_READ, NULL),
+		      -EBADF);
+	igt_assert_eq(reg_dmabuf_err(fd, -1, 0, EDU_PAGE,
+				     EDU_NIC_ACCESS_READ, NULL),
+		      -EBADF);
+}
+
+static void test_error_einval(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 11);
+	struct edu_nic_reg_dmabuf r = {
+		.fd = o.dfd, .length = EDU_PAGE,
+		.access = EDU_NIC_ACCESS_READ,
+	};
+	const uint32_t R = EDU_NIC_ACCESS_READ;
+	struct edu_nic_reg_dmabuf bad;
+
+	igt_assert_eq(reg_dmabuf_err(fd, fd, 0, EDU_PAGE, R, NULL),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, vfd, 0, EDU_PAGE, R, NULL),
+		      -EINVAL);
+	bad = r;
+	bad.flags = 1;
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
+		      -EINVAL);
+	bad = r;
+	bad.key = 1;
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 0, NULL),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 4, NULL),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 100, EDU_PAGE, R,
+				     NULL), -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 100, R, NULL),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 0, R, NULL),
+		      -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, EDU_PAGE,
+				     2 * EDU_PAGE, R, NULL), -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 2 * EDU_PAGE,
+				     EDU_PAGE, R, NULL), -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, -EDU_PAGE,
+				     2 * EDU_PAGE, R, NULL), -EINVAL);
+	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0,
+				     EDU_NIC_MR_MAX_LENGTH + EDU_PAGE,
+				     R, NULL), -EINVAL);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	obj_free(vfd, &o);
+}
+
+static void test_error_key_and_access(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 12);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
+				  EDU_NIC_ACCESS_READ);
+	char buf[64];
+	pid_t pid;
+	int status;
+
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+		      -EPERM);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0)
+		_exit(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE,
+				     EDU_NIC_ACCESS_READ, NULL) ==
+		      -EACCES ? 0 : 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	igt_assert_eq(edu_dereg_err(fd, key), -ENOENT);
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+				  EDU_NIC_MODE_DEVICE, 0, 64, buf),
+		      -ENOENT);
+	obj_free(vfd, &o);
+}
+
+static void test_read_only_fd(int vfd, int fd)
+{
+	struct obj rw = obj_new(vfd, EDU_PAGE, 0, 16);
+	uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
+	char *map = vgem_p2p_mmap(vfd, h, EDU_PAGE,
+				  PROT_READ | PROT_WRITE);
+	int rofd = -1;
+	uint32_t key;
+
+	/*
+	 * DRM keeps one dma-buf per object, made by its first export:
+	 * so a fresh object for the read-only one.
+	 */
+	edu_fill(map, EDU_PAGE, 17);
+	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC, &rofd), 0);
+	igt_assert_eq(fcntl(rofd, F_GETFL) & O_ACCMODE, O_RDONLY);
+	igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE, RW, &key),
+		      -EACCES);
+	igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE,
+				     EDU_NIC_ACCESS_WRITE, &key),
+		      -EACCES);
+	igt_assert_eq(vgem_p2p_info(vfd, h).dmabuf_attachments, 0);
+	key = reg_dmabuf(fd, rofd, 0, EDU_PAGE, EDU_NIC_ACCESS_READ);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, map, 0, 256);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	close(rofd);
+	munmap(map, EDU_PAGE);
+	gem_close(vfd, h);
+
+	/* rw.dfd is the DRM_RDWR export */
+	igt_assert_eq(fcntl(rw.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
+	key = reg_dmabuf(fd, rw.dfd, 0, rw.size, RW);
+	edu_fill(rw.ref, 256, 18);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
+		rw.ref);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, rw.ref, 0, 256);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	obj_free(vfd, &rw);
+}
+
+static void test_reg_copy_out_fault(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 18);
+	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+	char *two = edu_anon(2 * EDU_PAGE);
+	/* access and key on the read-only second page */
+	struct edu_nic_reg_dmabuf *r = (void *)(two + EDU_PAGE - 24);
+	uint32_t key;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = o.dfd;
+	r->length = o.size;
+	r->access = RW;
+	igt_assert_eq(mprotect(two + EDU_PAGE, EDU_PAGE, PROT_READ), 0);
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, r),
+		      -EFAULT);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
+	key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+	igt_assert_eq(edu_dereg_err(fd, key - 1), -ENOENT);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(two, 2 * EDU_PAGE);
+	obj_free(vfd, &o);
+}
+
+static void test_teardown_close_first(int vfd, int fd)
+{
+	struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 13);
+	uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
+
+	close(o.dfd);
+	o.dfd = -1;
+	munmap(o.map, o.size);
+	o.map = NULL;
+	gem_close(vfd, o.handle);
+	igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
+			  v0.dmabuf_attachments + 1);
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
+			  v0.dmabuf_attachments);
+	free(o.ref);
+}
+
+static void test_teardown_close_importer(int vfd)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 14);
+	int fd2 = edu_open();
+
+	reg_dmabuf(fd2, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	reg_dmabuf(fd2, o.dfd, 0, o.size, RW);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 2);
+	close(fd2);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	obj_free(vfd, &o);
+}
+
+static void test_teardown_exit(int vfd)
+{
+	struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
+	struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd), v1;
+	int ready[2];
+	pid_t pid;
+
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		int cfd = edu_open_nth(0);
+		char buf[2 * EDU_PAGE];
+		uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
+
+		/* the first DMA maps it; say what it read */
+		edu_child_report(ready[1],
+				 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					      EDU_NIC_MODE_DEVICE, 0,
+					      o.size, buf) &&
+				 !memcmp(buf, o.ref, o.size));
+		for (;;)
+			edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+				    EDU_NIC_MODE_DEVICE, 0, o.size,
+				    buf);
+	}
+	/* its first DMA read the right bytes */
+	edu_child_ready(pid, ready);
+	/* attached and mapped before the move and the kill */
+	edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
+			      dmabuf_attachments == 1);
+	v1 = vgem_p2p_stats(vfd);
+	edu_child_assert(pid, v1.dmabuf_attachments ==
+			      v0.dmabuf_attachments + 1);
+	edu_child_assert(pid, dmabuf_live_maps(&v1) >
+			      dmabuf_live_maps(&v0));
+	igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
+	msleep(200);
+	edu_child_kill(pid);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
+	v1 = vgem_p2p_stats(vfd);
+	igt_assert_eq_u64(v1.dmabuf_attachments,
+			  v0.dmabuf_attachments);
+	igt_assert_eq_u64(dmabuf_live_maps(&v1),
+			  dmabuf_live_maps(&v0));
+	obj_free(vfd, &o);
+}
+
 igt_main
 {
 	struct edu_nic_dev_stats caps;
@@ -154,523 +668,78 @@ igt_main
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		fd = edu_open();
 		caps = edu_dev_stats(fd);
-		p2p = p2p_checked(vfd, fd);
+		p2p = p2p_checked(vfd, fd, 0);
 		igt_info("topology: %s%s\n", p2p ? "p2p" : "no p2p",
 			 caps.caps & EDU_NIC_CAP_IOMMU ? ", IOMMU" : "");
 	}
 
 	igt_describe("Device DMA reads what the CPU wrote and the CPU reads what the device wrote, through the dma-buf: VRAM p2p (bus addresses or IOVAs) where reachable, system memory where not.");
-	igt_subtest("read-write") {
-		struct drm_vgem_p2p_stats v0, v1;
-		struct obj o;
-		struct edu_nic_mr_stats s;
-		char buf[2 * EDU_PAGE];
-		uint32_t key;
-
-		v0 = vgem_p2p_stats(vfd);
-		o = obj_new(vfd, 4 * EDU_PAGE, 0, 1);
-		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-
-		edu_fill(buf, sizeof(buf), 2);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			EDU_PAGE + 100, sizeof(buf), buf);
-		memcpy(o.ref + EDU_PAGE + 100, buf, sizeof(buf));
-		igt_assert_eq_u64(edu_csum(o.map, o.size),
-				  edu_csum(o.ref, o.size));
-
-		s = edu_mr_stats(fd, key);
-		v1 = vgem_p2p_stats(vfd);
-		igt_info("importer: p2p pages %llu, system %llu; exporter: dma-buf maps p2p +%llu system +%llu, bus +%llu iova +%llu\n",
-			 (unsigned long long)s.stats.pages_p2p,
-			 (unsigned long long)s.stats.pages_system,
-			 (unsigned long long)(v1.dmabuf_maps_p2p - v0.dmabuf_maps_p2p),
-			 (unsigned long long)(v1.dmabuf_maps_system - v0.dmabuf_maps_system),
-			 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
-			 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova));
-		igt_assert(s.state & EDU_NIC_MR_DMABUF);
-		igt_assert(s.state & EDU_NIC_MR_MIRRORED);
-		igt_assert_eq_u64(s.stats.faults, 1);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 1);
-		if (p2p) {
-			igt_assert_eq_u64(s.stats.pages_p2p, 4);
-			igt_assert_eq_u64(s.stats.pages_system, 0);
-			igt_assert_eq_u64(v1.dmabuf_maps_p2p,
-					  v0.dmabuf_maps_p2p + 1);
-			igt_assert_eq_u64(v1.dmabuf_maps_system,
-					  v0.dmabuf_maps_system);
-			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
-				      VGEM_P2P_PLACEMENT_VRAM);
-			if (caps.caps & EDU_NIC_CAP_IOMMU)
-				igt_assert_eq_u64(v1.p2p_pages_iova,
-						  v0.p2p_pages_iova + 4);
-			else
-				igt_assert_eq_u64(v1.p2p_pages_bus,
-						  v0.p2p_pages_bus + 4);
-		} else {
-			igt_assert_eq_u64(s.stats.pages_p2p, 0);
-			igt_assert_eq_u64(s.stats.pages_system, 4);
-			igt_assert_eq_u64(v1.dmabuf_maps_system,
-					  v0.dmabuf_maps_system + 1);
-			igt_assert_eq_u64(v1.dmabuf_maps_p2p,
-					  v0.dmabuf_maps_p2p);
-			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
-				      VGEM_P2P_PLACEMENT_SYSTEM);
-		}
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("read-write")
+		test_read_write(&caps, vfd, fd, p2p);
 
 	igt_describe("Bulk (emulated) DMA through the dma-buf mapping, both ways, checksummed.");
-	igt_subtest("bulk") {
-		struct obj o = obj_new(vfd, 16 * EDU_PAGE, 0, 3);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 4 * EDU_PAGE,
-					  8 * EDU_PAGE, RW);
-		char *buf = malloc(8 * EDU_PAGE);
-
-		check_read(fd, key, EDU_NIC_MODE_BULK, o.ref + 4 * EDU_PAGE,
-			   0, 8 * EDU_PAGE);
-		edu_fill(buf, 8 * EDU_PAGE, 4);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
-			8 * EDU_PAGE, buf);
-		memcpy(o.ref + 4 * EDU_PAGE, buf, 8 * EDU_PAGE);
-		igt_assert_eq_u64(edu_csum(o.map, o.size),
-				  edu_csum(o.ref, o.size));
-		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
-				  16 * EDU_PAGE);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		free(buf);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("bulk")
+		test_bulk(vfd, fd);
 
 	igt_describe("An object that denies p2p is served from system memory through the dma-buf too.");
-	igt_subtest("no-p2p-object") {
-		struct obj o = obj_new(vfd, 2 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
-				       5);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
-					  EDU_NIC_ACCESS_READ);
-		struct edu_nic_mr_stats s;
-
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u64(s.stats.pages_p2p, 0);
-		igt_assert_eq_u64(s.stats.pages_system, 2);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
-			      VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("no-p2p-object")
+		test_no_p2p_object(vfd, fd);
 
 	igt_describe("Two registrations of one dma-buf in system memory, each with its own attachment: DMA in both modes through each.");
-	igt_subtest("shared-system") {
-		struct obj o = obj_new(vfd, 16 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
-				       12);
-		uint32_t key[2];
-		char buf[EDU_PAGE];
-		int k;
-
-		key[0] = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-		key[1] = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments,
-			      2);
-		for (k = 0; k < 2; k++) {
-			check_read(fd, key[k], EDU_NIC_MODE_DEVICE, o.ref, 0,
-				   o.size);
-			check_read(fd, key[k], EDU_NIC_MODE_BULK, o.ref, 0,
-				   o.size);
-		}
-		edu_fill(buf, sizeof(buf), 13);
-		edu_dma(fd, key[0], EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			7 * EDU_PAGE, EDU_PAGE, buf);
-		memcpy(o.ref + 7 * EDU_PAGE, buf, EDU_PAGE);
-		check_read(fd, key[1], EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-		igt_assert_eq_u64(edu_csum(o.map, o.size),
-				  edu_csum(o.ref, o.size));
-		igt_assert_eq_u64(edu_mr_stats(fd, key[1]).stats.pages_system,
-				  16);
-		for (k = 0; k < 2; k++)
-			igt_assert_eq(edu_dereg_err(fd, key[k]), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("shared-system")
+		test_shared_system(vfd, fd);
 
 	igt_describe("A read-only object: registering it for writing gets EPERM from the exporter; reading works; a device write of bytes other than the object's gets EPERM and changes nothing, seen by device DMA and by the CPU.");
-	igt_subtest("read-only-object") {
-		struct obj o = obj_new(vfd, EDU_PAGE, VGEM_P2P_CREATE_READ_ONLY,
-				       6);
-		char other[EDU_PAGE];
-		uint32_t key;
-
-		edu_fill(other, sizeof(other), 106);
-		igt_assert(memcmp(other, o.ref, 64));
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
-			      -EPERM);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, other),
-			      -EPERM);
-		/* the object still holds what the CPU wrote, every byte */
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-		igt_assert_f(!memcmp(o.map, o.ref, o.size),
-			     "a refused device write changed the object\n");
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("read-only-object")
+		test_read_only_object(vfd, fd);
 
 	igt_describe("A device-only object round-trips through device DMA on its dma-buf.");
-	igt_subtest("device-only-object") {
-		struct obj o = obj_new(vfd, EDU_PAGE,
-				       VGEM_P2P_CREATE_DEVICE_ONLY, 7);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
-			256, o.ref);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 1000, 256);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("device-only-object")
+		test_device_only_object(vfd, fd);
 
 	igt_describe("Forced moves during a stream of device DMAs: move_notify, re-map, no stale data.");
-	igt_subtest("move-during-dma") {
-		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 8);
-		struct stream st = { .fd = fd, .len = o.size, .want = o.ref };
-		struct drm_vgem_p2p_obj_info i0, i1;
-		struct drm_vgem_p2p_stats v0, v1;
-		struct edu_nic_mr_stats s;
-		pthread_t t;
-		int i;
-
-		st.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		i0 = vgem_p2p_info(vfd, o.handle);
-		v0 = vgem_p2p_stats(vfd);
-		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
-		for (i = 0; i < 4; i++) {
-			msleep(250);
-			igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, i == 2 ?
-					      VGEM_P2P_MOVE_SYSTEM :
-					      VGEM_P2P_MOVE_VRAM), 0);
-		}
-		msleep(500);
-		st.stop = 1;
-		pthread_join(t, NULL);
-		i1 = vgem_p2p_info(vfd, o.handle);
-		v1 = vgem_p2p_stats(vfd);
-		s = edu_mr_stats(fd, st.key);
-		igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps; move_notify +%llu\n",
-			 st.iterations, st.bad, st.err,
-			 (unsigned long long)s.stats.invalidations,
-			 (unsigned long long)s.stats.remaps,
-			 (unsigned long long)(i1.move_notifies - i0.move_notifies));
-		igt_assert_eq(st.err, 0);
-		igt_assert_eq(st.bad, 0);
-		igt_assert(st.iterations > 0);
-		/* every forced move is notified; re-maps may move it too */
-		igt_assert(i1.move_notifies >= i0.move_notifies + 4);
-		igt_assert(v1.move_notifies >= v0.move_notifies + 4);
-		igt_assert(s.stats.invalidations >= 1);
-		igt_assert(s.stats.remaps >= 1);
-		check_read(fd, st.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
-		igt_assert_eq(edu_dereg_err(fd, st.key), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("move-during-dma")
+		test_move_during_dma(vfd, fd);
 
 	igt_describe("Moving the object away from where the importer wants it (evicting it under p2p, into VRAM without) invalidates the mapping; the re-map moves it back.");
-	igt_subtest("evict-and-return") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 9);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
-					  EDU_NIC_ACCESS_READ);
-		struct edu_nic_mr_stats s;
-
-		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, p2p ?
-				      VGEM_P2P_MOVE_SYSTEM :
-				      VGEM_P2P_MOVE_VRAM), 0);
-		s = edu_mr_stats(fd, key);
-		igt_assert(!(s.state & EDU_NIC_MR_MIRRORED));
-		igt_assert_eq_u64(s.stats.invalidations, 1);
-		igt_assert_eq_u64(s.stats.cur_pages_p2p +
-				  s.stats.cur_pages_system, 0);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
-		s = edu_mr_stats(fd, key);
-		igt_assert_eq_u64(s.stats.remaps, 1);
-		if (p2p) {
-			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
-				      VGEM_P2P_PLACEMENT_VRAM);
-			igt_assert_eq_u64(s.stats.cur_pages_p2p, 1);
-		} else {
-			igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
-				      VGEM_P2P_PLACEMENT_SYSTEM);
-			igt_assert_eq_u64(s.stats.cur_pages_system, 1);
-		}
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("evict-and-return")
+		test_evict_and_return(vfd, fd, p2p);
 
 	igt_describe("One object registered through its vma and through its dma-buf: one move invalidates both, both re-map.");
-	igt_subtest("vma-and-dmabuf") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 10);
-		uint32_t kv, kd;
-		struct edu_nic_mr_stats sv, sd;
-
-		/* read-only: two writable mappings of one page are not ours */
-		kv = edu_reg(fd, o.map, o.size, EDU_NIC_ACCESS_READ, 0);
-		kd = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
-		check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref, 0, 128);
-		igt_assert(edu_mr_stats(fd, kv).state & EDU_NIC_MR_MIRRORED);
-		igt_assert(edu_mr_stats(fd, kd).state & EDU_NIC_MR_MIRRORED);
-
-		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
-		sv = edu_mr_stats(fd, kv);
-		sd = edu_mr_stats(fd, kd);
-		igt_assert(!(sv.state & EDU_NIC_MR_MIRRORED));
-		igt_assert(!(sd.state & EDU_NIC_MR_MIRRORED));
-		igt_assert_eq_u64(sv.stats.invalidations, 1);
-		igt_assert_eq_u64(sd.stats.invalidations, 1);
-
-		check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
-		check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
-		igt_assert_eq_u64(edu_mr_stats(fd, kv).stats.remaps, 1);
-		igt_assert_eq_u64(edu_mr_stats(fd, kd).stats.remaps, 1);
-		igt_assert_eq(edu_dereg_err(fd, kv), 0);
-		igt_assert_eq(edu_dereg_err(fd, kd), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).mappings, 0);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("vma-and-dmabuf")
+		test_vma_and_dmabuf(vfd, fd);
 
 	igt_describe("EBADF: a closed or negative file descriptor.");
-	igt_subtest("error-ebadf") {
-		int dead = dup(fd);
-
-		close(dead);
-		igt_assert_eq(reg_dmabuf_err(fd, dead, 0, EDU_PAGE,
-					     EDU_NIC_ACCESS_READ, NULL),
-			      -EBADF);
-		igt_assert_eq(reg_dmabuf_err(fd, -1, 0, EDU_PAGE,
-					     EDU_NIC_ACCESS_READ, NULL),
-			      -EBADF);
-	}
+	igt_subtest("error-ebadf")
+		test_error_ebadf(fd);
 
 	igt_describe("EINVAL: not a dma-buf, flags, key, access, alignment, range outside the dma-buf, wrap.");
-	igt_subtest("error-einval") {
-		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 11);
-		struct edu_nic_reg_dmabuf r = {
-			.fd = o.dfd, .length = EDU_PAGE,
-			.access = EDU_NIC_ACCESS_READ,
-		};
-		const uint32_t R = EDU_NIC_ACCESS_READ;
-		struct edu_nic_reg_dmabuf bad;
-
-		igt_assert_eq(reg_dmabuf_err(fd, fd, 0, EDU_PAGE, R, NULL),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, vfd, 0, EDU_PAGE, R, NULL),
-			      -EINVAL);
-		bad = r;
-		bad.flags = 1;
-		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
-			      -EINVAL);
-		bad = r;
-		bad.key = 1;
-		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 0, NULL),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE, 4, NULL),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 100, EDU_PAGE, R,
-					     NULL), -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 100, R, NULL),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, 0, R, NULL),
-			      -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, EDU_PAGE,
-					     2 * EDU_PAGE, R, NULL), -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 2 * EDU_PAGE,
-					     EDU_PAGE, R, NULL), -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, -EDU_PAGE,
-					     2 * EDU_PAGE, R, NULL), -EINVAL);
-		igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0,
-					     EDU_NIC_MR_MAX_LENGTH + EDU_PAGE,
-					     R, NULL), -EINVAL);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("error-einval")
+		test_error_einval(vfd, fd);
 
 	igt_describe("ENOENT after dereg; EACCES from another address space; EPERM for a DMA the access forbids.");
-	igt_subtest("error-key-and-access") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 12);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size,
-					  EDU_NIC_ACCESS_READ);
-		char buf[64];
-		pid_t pid;
-		int status;
-
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
-			      -EPERM);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0)
-			_exit(reg_dmabuf_err(fd, o.dfd, 0, EDU_PAGE,
-					     EDU_NIC_ACCESS_READ, NULL) ==
-			      -EACCES ? 0 : 1);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq(edu_dereg_err(fd, key), -ENOENT);
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, buf),
-			      -ENOENT);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("error-key-and-access")
+		test_error_key_and_access(vfd, fd);
 
 	igt_describe("A PRIME export without DRM_RDWR is a read-only fd: registering it for writing gets EACCES, for reading works; with DRM_RDWR both work.");
-	igt_subtest("read-only-fd") {
-		struct obj rw = obj_new(vfd, EDU_PAGE, 0, 16);
-		uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
-		char *map = vgem_p2p_mmap(vfd, h, EDU_PAGE,
-					  PROT_READ | PROT_WRITE);
-		int rofd = -1;
-		uint32_t key;
-
-		/*
-		 * DRM keeps one dma-buf per object, made by its first export:
-		 * so a fresh object for the read-only one.
-		 */
-		edu_fill(map, EDU_PAGE, 17);
-		igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC, &rofd), 0);
-		igt_assert_eq(fcntl(rofd, F_GETFL) & O_ACCMODE, O_RDONLY);
-		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE, RW, &key),
-			      -EACCES);
-		igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE,
-					     EDU_NIC_ACCESS_WRITE, &key),
-			      -EACCES);
-		igt_assert_eq(vgem_p2p_info(vfd, h).dmabuf_attachments, 0);
-		key = reg_dmabuf(fd, rofd, 0, EDU_PAGE, EDU_NIC_ACCESS_READ);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, map, 0, 256);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		close(rofd);
-		munmap(map, EDU_PAGE);
-		gem_close(vfd, h);
-
-		/* rw.dfd is the DRM_RDWR export */
-		igt_assert_eq(fcntl(rw.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
-		key = reg_dmabuf(fd, rw.dfd, 0, rw.size, RW);
-		edu_fill(rw.ref, 256, 18);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
-			rw.ref);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, rw.ref, 0, 256);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		obj_free(vfd, &rw);
-	}
+	igt_subtest("read-only-fd")
+		test_read_only_fd(vfd, fd);
 
 	igt_describe("REG_DMABUF whose key cannot be written back: EFAULT, nothing registered, nothing attached.");
-	igt_subtest("reg-copy-out-fault") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 18);
-		uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
-		char *two = edu_anon(2 * EDU_PAGE);
-		/* access and key on the read-only second page */
-		struct edu_nic_reg_dmabuf *r = (void *)(two + EDU_PAGE - 24);
-		uint32_t key;
-
-		memset(r, 0, sizeof(*r));
-		r->fd = o.dfd;
-		r->length = o.size;
-		r->access = RW;
-		igt_assert_eq(mprotect(two + EDU_PAGE, EDU_PAGE, PROT_READ), 0);
-		igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, r),
-			      -EFAULT);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
-		key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-		igt_assert_eq(edu_dereg_err(fd, key - 1), -ENOENT);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(two, 2 * EDU_PAGE);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("reg-copy-out-fault")
+		test_reg_copy_out_fault(vfd, fd);
 
 	igt_describe("The registration keeps the dma-buf: closing the PRIME fd and the GEM handle first leaves it working; dereg then lets everything go.");
-	igt_subtest("teardown-close-first") {
-		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd);
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 13);
-		uint32_t key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
-
-		close(o.dfd);
-		o.dfd = -1;
-		munmap(o.map, o.size);
-		o.map = NULL;
-		gem_close(vfd, o.handle);
-		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
-				  v0.dmabuf_attachments + 1);
-		check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, 256);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_attachments,
-				  v0.dmabuf_attachments);
-		free(o.ref);
-	}
+	igt_subtest("teardown-close-first")
+		test_teardown_close_first(vfd, fd);
 
 	igt_describe("Closing the importer's file releases its dma-buf registrations.");
-	igt_subtest("teardown-close-importer") {
-		struct obj o = obj_new(vfd, EDU_PAGE, 0, 14);
-		int fd2 = edu_open();
-
-		reg_dmabuf(fd2, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
-		reg_dmabuf(fd2, o.dfd, 0, o.size, RW);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 2);
-		close(fd2);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		obj_free(vfd, &o);
-	}
+	igt_subtest("teardown-close-importer")
+		test_teardown_close_importer(vfd);
 
 	igt_describe("A process killed while streaming DMA from a dma-buf leaves nothing attached: the child reads the object right once, the parent sees its attachment and mapping, moves the object under the stream and kills it, and the attachment is gone.");
-	igt_subtest("teardown-exit") {
-		struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
-		struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd), v1;
-		int ready[2];
-		pid_t pid;
-
-		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			int cfd = edu_open_nth(0);
-			char buf[2 * EDU_PAGE];
-			uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
-
-			/* the first DMA maps it; say what it read */
-			edu_child_report(ready[1],
-					 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE, 0,
-						      o.size, buf) &&
-					 !memcmp(buf, o.ref, o.size));
-			for (;;)
-				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					    EDU_NIC_MODE_DEVICE, 0, o.size,
-					    buf);
-		}
-		/* its first DMA read the right bytes */
-		edu_child_ready(pid, ready);
-		/* attached and mapped before the move and the kill */
-		edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
-				      dmabuf_attachments == 1);
-		v1 = vgem_p2p_stats(vfd);
-		edu_child_assert(pid, v1.dmabuf_attachments ==
-				      v0.dmabuf_attachments + 1);
-		edu_child_assert(pid, dmabuf_live_maps(&v1) >
-				      dmabuf_live_maps(&v0));
-		igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
-		msleep(200);
-		edu_child_kill(pid);
-		igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
-		v1 = vgem_p2p_stats(vfd);
-		igt_assert_eq_u64(v1.dmabuf_attachments,
-				  v0.dmabuf_attachments);
-		igt_assert_eq_u64(dmabuf_live_maps(&v1),
-				  dmabuf_live_maps(&v0));
-		obj_free(vfd, &o);
-	}
+	igt_subtest("teardown-exit")
+		test_teardown_exit(vfd);
 
 	igt_fixture {
 		close(fd);

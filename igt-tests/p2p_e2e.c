@@ -85,6 +85,649 @@ static void *stream_thread(void *arg)
 	return NULL;
 }
 
+static void test_peer_verdict(int vfd, int fd)
+{
+	struct drm_vgem_p2p_stats v0, v1;
+	struct drm_vgem_p2p_peer q = { 0 };
+	unsigned int d, b, dev, f;
+	const char *topo = getenv("VP2P_TOPOLOGY");
+	uint32_t want = VGEM_P2P_PEER_BUS;
+	char bdf[32];
+
+	edu_bdf(bdf, sizeof(bdf));
+	igt_assert_eq(sscanf(bdf, "%x:%x:%x.%x", &d, &b, &dev, &f), 4);
+	q.domain = d;
+	q.bus = b;
+	q.devfn = dev << 3 | f;
+	igt_assert_eq(__vgem_p2p_peer(vfd, &q), 0);
+	igt_info("%s: reachable %u, path %u\n", bdf, q.reachable, q.path);
+	if (topo && !strcmp(topo, "split"))
+		want = VGEM_P2P_PEER_NONE;
+	else if (topo && !strcmp(topo, "iommu"))
+		want = VGEM_P2P_PEER_MAPPED;
+	if (topo)
+		igt_assert_eq_u32(q.path, want);
+	igt_assert_eq_u32(q.reachable, q.path != VGEM_P2P_PEER_NONE);
+
+	/* and a mapping gets what the kernel said */
+	v0 = vgem_p2p_stats(vfd);
+	igt_assert_eq(p2p_reachable(vfd, fd), q.path != VGEM_P2P_PEER_NONE);
+	v1 = vgem_p2p_stats(vfd);
+	igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
+		      q.path == VGEM_P2P_PEER_BUS);
+	igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
+		      q.path == VGEM_P2P_PEER_MAPPED);
+}
+
+static void test_vram_read_write(int vfd, int fd,
+				 const struct edu_nic_dev_stats *caps)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	struct drm_vgem_p2p_stats v0, v1;
+	struct drm_vgem_p2p_peer q;
+	struct edu_nic_mr_stats s;
+	uint32_t h = vgem_p2p_create(vfd, size, 0), key;
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[2 * EDU_PAGE], buf[300];
+	int p2p;
+
+	edu_fill(ref, size, 31);
+	memcpy(p, ref, size);
+	v0 = vgem_p2p_stats(vfd);
+	key = edu_reg(fd, p, size, RW, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+
+	edu_fill(buf, sizeof(buf), 32);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+		EDU_PAGE - 100, sizeof(buf), buf);
+	memcpy(ref + EDU_PAGE - 100, buf, sizeof(buf));
+	igt_assert(!memcmp(p, ref, size));
+
+	s = edu_mr_stats(fd, key);
+	v1 = vgem_p2p_stats(vfd);
+	igt_info("importer: p2p pages %llu, system %llu; exporter: bus %llu iova %llu fallbacks %llu\n",
+		 (unsigned long long)s.stats.pages_p2p,
+		 (unsigned long long)s.stats.pages_system,
+		 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
+		 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova),
+		 (unsigned long long)(v1.fallbacks - v0.fallbacks));
+	/* The importer cannot tell a fallback from p2p; the exporter can. */
+	igt_assert_eq_u64(s.stats.pages_system, 0);
+	igt_assert(s.stats.pages_p2p >= 2);
+	igt_assert(v1.p2p_maps > v0.p2p_maps);
+	/* exactly one of p2p and the fallback served it */
+	p2p = v1.p2p_pages_bus + v1.p2p_pages_iova >
+	      v0.p2p_pages_bus + v0.p2p_pages_iova;
+	igt_assert_neq(p2p, v1.fallbacks > v0.fallbacks);
+	if (p2p && caps->caps & EDU_NIC_CAP_IOMMU)
+		igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
+	else if (p2p)
+		igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
+	/* what the kernel said it would get (PEER), and no other way */
+	q = edu_peer_nth(vfd, 0);
+	igt_assert_eq(p2p, q.path != VGEM_P2P_PEER_NONE);
+	igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
+		      q.path == VGEM_P2P_PEER_BUS);
+	igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
+		      q.path == VGEM_P2P_PEER_MAPPED);
+
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	munmap(p, size);
+}
+
+static void test_vram_bulk(int vfd, int fd)
+{
+	uint64_t size = 32 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0), key;
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char *buf = malloc(size);
+
+	edu_fill(buf, size, 33);
+	memcpy(p, buf, size);
+	key = edu_reg(fd, p, size, RW, 0);
+	memset(buf, 0, size);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+		size, buf);
+	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+	edu_fill(buf, size, 34);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
+		size, buf);
+	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
+	igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
+			  2 * size);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+	free(buf);
+}
+
+static void test_vram_bulk_odd_destinations(int vfd, int fd)
+{
+	uint64_t size = 32 * EDU_PAGE, off = 7, len = size - 12;
+	uint32_t h = vgem_p2p_create(vfd, size, 0), h2, key;
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char *buf = malloc(size + 16), *q;
+
+	edu_fill(p, size, 35);
+	key = edu_reg(fd, p, size, RW, 0);
+
+	memset(buf, 0xee, size + 16);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
+		len, buf + 3);
+	igt_assert(!memcmp(buf + 3, p + off, len));
+	igt_assert(buf[2] == (char)0xee && buf[3 + len] == (char)0xee);
+
+	h2 = vgem_p2p_create(vfd, size, 0);
+	q = vgem_p2p_mmap(vfd, h2, size, PROT_READ | PROT_WRITE);
+	memset(q, 0xee, size);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
+		len, q + 5);
+	igt_assert(!memcmp(q + 5, p + off, len));
+	igt_assert(q[4] == (char)0xee && q[5 + len] == (char)0xee);
+
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(q, size);
+	munmap(p, size);
+	gem_close(vfd, h2);
+	free(buf);
+}
+
+static void test_read_only_object(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[EDU_PAGE], other[EDU_PAGE];
+	uint32_t key;
+
+	edu_fill(ref, size, 35);
+	edu_fill(other, size, 36);
+	igt_assert(memcmp(ref, other, 64));
+	memcpy(p, ref, size);
+	key = edu_reg(fd, p, size, RW, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+				  EDU_NIC_MODE_DEVICE, 0, 64, other),
+		      -EPERM);
+	/* the object still holds what the CPU wrote, every byte */
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_f(!memcmp(p, ref, size),
+		     "a refused device write changed the object\n");
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_device_only_object(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[256];
+	uint32_t key = edu_reg(fd, p, size, RW, 0);
+
+	edu_fill(ref, sizeof(ref), 36);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
+		sizeof(ref), ref);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 1000,
+		       sizeof(ref));
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_mprotect_revokes(int vfd, int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	uint32_t key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	char ref[256], buf[256];
+	int ret;
+
+	edu_fill(ref, sizeof(ref), 37);
+	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+		EDU_PAGE + 8, sizeof(ref), ref);
+	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+
+	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+	/* the writable mapping is gone, not kept for the next DMA */
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	edu_fill(buf, sizeof(buf), 38);
+	ret = edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
+			  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
+			  sizeof(buf), buf);
+	igt_assert_f(ret == -EPERM || ret == -EFAULT,
+		     "DMA write after PROT_READ: %d\n", ret);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 8,
+		       sizeof(ref));
+
+	igt_assert_eq(mprotect(p, size, PROT_NONE), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	ret = edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
+			  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
+			  sizeof(buf), buf);
+	igt_assert_f(ret == -EPERM || ret == -EFAULT,
+		     "DMA read after PROT_NONE: %d\n", ret);
+
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+}
+
+static void test_fallback_overlapping_mrs(int vfd, int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_NO_P2P);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[256];
+	uint32_t k1, k2;
+
+	memset(p, 0, size);
+	k1 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	k2 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	igt_assert_eq(vgem_p2p_info(vfd, h).placement,
+		      VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
+
+	edu_fill(ref, sizeof(ref), 40);
+	edu_dma(fd, k1, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
+		EDU_PAGE + 64, sizeof(ref), ref);
+	check_dma_read(fd, k2, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 64,
+		       sizeof(ref));
+	igt_assert(!memcmp(p + EDU_PAGE + 64, ref, sizeof(ref)));
+
+	igt_assert_eq(edu_dereg_err(fd, k1), 0);
+	igt_assert_eq(edu_dereg_err(fd, k2), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+}
+
+static void test_move_during_stream(int vfd, int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[2 * EDU_PAGE];
+	struct stream st = { .fd = fd, .len = size, .want = ref };
+	struct edu_nic_mr_stats s;
+	uint64_t moves0 = vgem_p2p_info(vfd, h).moves;
+	pthread_t t;
+	int i;
+
+	edu_fill(ref, size, 37);
+	memcpy(p, ref, size);
+	st.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
+	for (i = 0; i < 4; i++) {
+		msleep(250);
+		igt_assert_eq(vgem_p2p_move_err(vfd, h, i == 2 ?
+				      VGEM_P2P_MOVE_SYSTEM :
+				      VGEM_P2P_MOVE_VRAM), 0);
+	}
+	msleep(500);
+	st.stop = 1;
+	pthread_join(t, NULL);
+	s = edu_mr_stats(fd, st.key);
+	igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps, %llu moves\n",
+		 st.iterations, st.bad, st.err,
+		 (unsigned long long)s.stats.invalidations,
+		 (unsigned long long)s.stats.remaps,
+		 (unsigned long long)(vgem_p2p_info(vfd, h).moves - moves0));
+	igt_assert_eq(st.err, 0);
+	igt_assert_eq(st.bad, 0);
+	igt_assert(st.iterations > 0);
+	igt_assert(s.stats.invalidations >= 1);
+	igt_assert(s.stats.remaps >= 1);
+	check_dma_read(fd, st.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_eq(edu_dereg_err(fd, st.key), 0);
+	munmap(p, size);
+}
+
+static void test_read_move_read(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char ref[EDU_PAGE];
+	uint64_t before, after;
+	uint32_t key;
+
+	edu_fill(ref, size, 41);
+	memcpy(p, ref, size);
+	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	before = vgem_p2p_info(vfd, h).vram_offset;
+	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+	after = vgem_p2p_info(vfd, h).vram_offset;
+	igt_assert_neq_u64(before, after);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert(edu_mr_stats(fd, key).stats.remaps >= 1);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
+static void test_compaction_during_stream(int vfd, int fd)
+{
+	struct drm_vgem_p2p_stats st, s1;
+	uint64_t chunk = MiB, size = 2 * EDU_PAGE, top = 0, before;
+	unsigned int n = 0, i, j, itop = 0, max;
+	int it0;
+	uint32_t h, big, *fill;
+	unsigned int *rank;
+	uint64_t *off;
+	char ref[2 * EDU_PAGE], *p;
+	struct stream s = { .fd = fd, .len = size, .want = ref };
+	struct edu_nic_mr_stats ms;
+	pthread_t t;
+
+	igt_require(p2p_checked(vfd, fd, 0));
+	/* fill VRAM with 1 MiB objects: every hole left is smaller */
+	st = vgem_p2p_stats(vfd);
+	max = st.vram_size / chunk;
+	fill = calloc(max, sizeof(*fill));
+	off = calloc(max, sizeof(*off));
+	rank = calloc(max, sizeof(*rank));
+	igt_assert(fill && off && rank);
+	while (st.vram_size - st.vram_used >= chunk) {
+		igt_assert(n < max);
+		fill[n] = vgem_p2p_create(vfd, chunk, 0);
+		off[n] = vgem_p2p_info(vfd, fill[n]).vram_offset;
+		if (off[n] >= top) {
+			top = off[n];
+			itop = n;
+		}
+		n++;
+		st = vgem_p2p_stats(vfd);
+	}
+	igt_assert(n >= 12);
+
+	/* the streamed object goes above every hole compaction will close */
+	gem_close(vfd, fill[itop]);
+	fill[itop] = 0;
+	h = vgem_p2p_create(vfd, size, 0);
+	vgem_p2p_move(vfd, h, VGEM_P2P_MOVE_VRAM_AT, top + chunk - size);
+	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	edu_fill(ref, size, 43);
+	memcpy(p, ref, size);
+
+	/*
+	 * Free every other filler in address order: the 1 MiB objects
+	 * left between the holes keep them from merging, so 4 MiB fits
+	 * nowhere until compaction.
+	 */
+	for (i = 0; i < n; i++) {
+		unsigned int k;
+
+		for (k = 0; k < n; k++)
+			if (fill[k] && off[k] < off[i])
+				rank[i]++;
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		if (fill[i] && rank[i] % 2 == 0) {
+			gem_close(vfd, fill[i]);
+			fill[i] = 0;
+			j++;
+		}
+	}
+	igt_assert(j >= 4);
+
+	s.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &s), 0);
+	while (!s.iterations && !s.err)
+		msleep(50);
+
+	st = vgem_p2p_stats(vfd);
+	before = vgem_p2p_info(vfd, h).vram_offset;
+	big = vgem_p2p_create(vfd, 4 * chunk, 0);
+	s1 = vgem_p2p_stats(vfd);
+	/* the stream goes on at the new place: two more DMAs at least */
+	it0 = s.iterations;
+	while (s.iterations < it0 + 2 && !s.err)
+		msleep(50);
+	s.stop = 1;
+	pthread_join(t, NULL);
+	ms = edu_mr_stats(fd, s.key);
+	igt_info("%d DMAs (%d after the compaction), %d bad, err %d; offset %#llx -> %#llx; %llu invalidations, %llu remaps\n",
+		 s.iterations, s.iterations - it0, s.bad, s.err,
+		 (unsigned long long)before,
+		 (unsigned long long)vgem_p2p_info(vfd, h).vram_offset,
+		 (unsigned long long)ms.stats.invalidations,
+		 (unsigned long long)ms.stats.remaps);
+
+	igt_assert(s1.compactions > st.compactions);
+	igt_assert_eq_u64(s1.evictions, st.evictions);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, big).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert(vgem_p2p_info(vfd, h).vram_offset < before);
+	igt_assert_eq(s.err, 0);
+	igt_assert_eq(s.bad, 0);
+	igt_assert(ms.stats.invalidations >= 1);
+	igt_assert(ms.stats.remaps >= 1);
+	check_dma_read(fd, s.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_eq(edu_dereg_err(fd, s.key), 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+	gem_close(vfd, big);
+	for (i = 0; i < n; i++)
+		if (fill[i])
+			gem_close(vfd, fill[i]);
+	free(fill);
+	free(off);
+	free(rank);
+}
+
+static void test_devmem_no_migration(int vfd, int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size), ref[2 * EDU_PAGE];
+	struct drm_vgem_p2p_migrate m = {
+		.addr = (uintptr_t)p, .size = size,
+		.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+	};
+	struct drm_vgem_p2p_stats v0, v1;
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(ref, size, 38);
+	memcpy(p, ref, size);
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+	igt_assert_eq_u64(m.npages, 2);
+	v0 = vgem_p2p_stats(vfd);
+	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref + 10, 10,
+		       size - 20);
+	v1 = vgem_p2p_stats(vfd);
+	s = edu_mr_stats(fd, key);
+	igt_info("devmem p2p maps +%llu, to ram +%llu; importer p2p pages %llu\n",
+		 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
+		 (unsigned long long)(v1.devmem_to_ram - v0.devmem_to_ram),
+		 (unsigned long long)s.stats.pages_p2p);
+	if (p2p_checked(vfd, fd, 0)) {
+		/* Mapped where they are: no migration. */
+		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram);
+		igt_assert(v1.devmem_p2p_maps >=
+			   v0.devmem_p2p_maps + 2);
+		igt_assert_eq_u64(s.stats.pages_p2p, 2);
+	} else {
+		/* The owner refused: migrated to RAM, as before. */
+		igt_assert_eq_u64(v1.devmem_to_ram,
+				  v0.devmem_to_ram + 2);
+		igt_assert_eq_u64(s.stats.pages_system, 2);
+	}
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	/* The CPU touch migrates them back, with the same data. */
+	igt_assert(!memcmp(p, ref, size));
+	munmap(p, size);
+}
+
+static void test_devmem_no_p2p_migrates(int vfd, int fd)
+{
+	uint64_t size = 4 * EDU_PAGE;
+	char *p = edu_anon(size), ref[4 * EDU_PAGE], buf[4 * EDU_PAGE];
+	struct drm_vgem_p2p_migrate m = {
+		.addr = (uintptr_t)p, .size = size,
+		.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+	};
+	uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
+	char *q = vgem_p2p_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
+	struct drm_vgem_p2p_stats v0, v1;
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(ref, size, 41);
+	memcpy(p, ref, size);
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+	igt_assert_eq_u64(m.npages, 4);
+	v0 = vgem_p2p_stats(vfd);
+	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ,
+		      EDU_NIC_REG_MR_NO_P2P | EDU_NIC_REG_MR_PREFETCH);
+	v1 = vgem_p2p_stats(vfd);
+	s = edu_mr_stats(fd, key);
+	/* Every page came back to RAM; none was mapped where it was. */
+	igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram + 4);
+	igt_assert_eq_u64(v1.devmem_p2p_maps, v0.devmem_p2p_maps);
+	igt_assert_eq_u64(s.stats.pages_system, 4);
+	igt_assert_eq_u64(s.stats.pages_p2p, 0);
+	igt_assert_eq_u64(s.stats.p2p_maps, 0);
+	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
+		size, buf);
+	igt_assert(!memcmp(buf, ref, size));
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+	/* Without p2p a special device vma has nothing to offer. */
+	igt_assert_eq(edu_reg_err(fd, q, EDU_PAGE, EDU_NIC_ACCESS_READ,
+				  EDU_NIC_REG_MR_NO_P2P |
+				  EDU_NIC_REG_MR_PREFETCH, NULL),
+		      -EFAULT);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	munmap(q, EDU_PAGE);
+	munmap(p, size);
+}
+
+static void test_raw_wrong_address(int vfd, int fd,
+				   const struct edu_nic_dev_stats *caps)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	struct drm_vgem_p2p_obj_info info;
+	char ref[256], buf[256];
+	struct edu_nic_dma_raw r = {
+		.length = sizeof(buf), .user_ptr = (uintptr_t)buf,
+	};
+	int ret;
+
+	edu_fill(ref, sizeof(ref), 39);
+	memcpy(p, ref, sizeof(ref));
+	info = vgem_p2p_info(vfd, h);
+	/* a fresh object is created in VRAM on every topology */
+	igt_assert_eq_u32(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+	r.bus_addr = vram_bar_phys(vgem_p2p_card(vfd)) +
+		     info.vram_offset;
+	ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
+	igt_info("raw DMA at %#llx: %d\n",
+		 (unsigned long long)r.bus_addr, ret);
+	if (caps->caps & EDU_NIC_CAP_IOMMU) {
+		/* A physical address is not an IOVA: DMAR fault. */
+		igt_assert_eq(ret, -EIO);
+	} else {
+		igt_assert_eq(ret, 0);
+		igt_assert(!memcmp(buf, ref, sizeof(buf)));
+	}
+	/*
+	 * Low IOVAs are never handed out (the allocator works down
+	 * from the top of the 32-bit space): another DMAR fault.
+	 */
+	r.bus_addr = 0x10000ull;
+	ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
+	igt_info("raw DMA at %#llx: %d\n",
+		 (unsigned long long)r.bus_addr, ret);
+	if (caps->caps & EDU_NIC_CAP_IOMMU)
+		igt_assert_eq(ret, -EIO);
+	munmap(p, size);
+}
+
+static void test_two_importers(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	int fd1 = edu_open_promised(1);
+	uint32_t h, k0, k1;
+	char *p, ref[EDU_PAGE];
+	struct edu_nic_mr_stats s0, s1;
+
+	h = vgem_p2p_create(vfd, size, 0);
+	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	edu_fill(ref, size, 40);
+	memcpy(p, ref, size);
+	k0 = edu_reg(fd, p, size, RW, 0);
+	k1 = edu_reg(fd1, p, size, RW, 0);
+	check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, 64);
+	check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, 64);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
+	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+	s0 = edu_mr_stats(fd, k0);
+	s1 = edu_mr_stats(fd1, k1);
+	igt_assert_eq_u64(s0.stats.invalidations, 1);
+	igt_assert_eq_u64(s1.stats.invalidations, 1);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
+	check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
+	igt_assert_eq_u64(edu_mr_stats(fd, k0).stats.remaps, 1);
+	igt_assert_eq_u64(edu_mr_stats(fd1, k1).stats.remaps, 1);
+	close(fd1);
+	igt_assert_eq(edu_dereg_err(fd, k0), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	munmap(p, size);
+}
+
+static void test_teardown_vram(int vfd, int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	uint32_t key = edu_reg(fd, p, size, RW,
+			       EDU_NIC_REG_MR_PREFETCH);
+	char ref[2 * EDU_PAGE];
+	int ready[2];
+	pid_t pid;
+
+	edu_fill(ref, size, 41);
+	memcpy(p, ref, size);
+	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+	igt_assert_eq(munmap(p, size), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		int cfd = edu_open_nth(0);
+		char *q = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+		char buf[2 * EDU_PAGE];
+		uint32_t k = edu_reg(cfd, q, size, RW, 0);
+
+		/* the first DMA maps the object; say what it read */
+		edu_child_report(ready[1],
+				 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					      EDU_NIC_MODE_DEVICE, 0,
+					      size, buf) &&
+				 !memcmp(buf, ref, size));
+		for (;;)
+			edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+				    EDU_NIC_MODE_DEVICE, 0, size, buf);
+	}
+	/* its first DMA read the right bytes */
+	edu_child_ready(pid, ready);
+	/* the child's importer mapping exists before the kill */
+	edu_child_assert(pid, vgem_p2p_info(vfd, h).mappings >= 1);
+	edu_child_kill(pid);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+	gem_close(vfd, h);
+}
+
 igt_main
 {
 	int vfd = -1, fd = -1;
@@ -98,638 +741,68 @@ igt_main
 	}
 
 	igt_describe("DRM_IOCTL_VGEM_P2P_PEER says what the topology promises for edu (bus addresses behind a switch, a dma_map_resource() mapping through the host bridge under the vIOMMU, none on split), and a registration gets exactly that.");
-	igt_subtest("peer-verdict") {
-		struct drm_vgem_p2p_stats v0, v1;
-		struct drm_vgem_p2p_peer q = { 0 };
-		unsigned int d, b, dev, f;
-		const char *topo = getenv("VP2P_TOPOLOGY");
-		uint32_t want = VGEM_P2P_PEER_BUS;
-		char bdf[32];
-
-		edu_bdf(bdf, sizeof(bdf));
-		igt_assert_eq(sscanf(bdf, "%x:%x:%x.%x", &d, &b, &dev, &f), 4);
-		q.domain = d;
-		q.bus = b;
-		q.devfn = dev << 3 | f;
-		igt_assert_eq(__vgem_p2p_peer(vfd, &q), 0);
-		igt_info("%s: reachable %u, path %u\n", bdf, q.reachable, q.path);
-		if (topo && !strcmp(topo, "split"))
-			want = VGEM_P2P_PEER_NONE;
-		else if (topo && !strcmp(topo, "iommu"))
-			want = VGEM_P2P_PEER_MAPPED;
-		if (topo)
-			igt_assert_eq_u32(q.path, want);
-		igt_assert_eq_u32(q.reachable, q.path != VGEM_P2P_PEER_NONE);
-
-		/* and a mapping gets what the kernel said */
-		v0 = vgem_p2p_stats(vfd);
-		igt_assert_eq(p2p_reachable(vfd, fd), q.path != VGEM_P2P_PEER_NONE);
-		v1 = vgem_p2p_stats(vfd);
-		igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
-			      q.path == VGEM_P2P_PEER_BUS);
-		igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
-			      q.path == VGEM_P2P_PEER_MAPPED);
-	}
+	igt_subtest("peer-verdict")
+		test_peer_verdict(vfd, fd);
 
 	igt_describe("edu DMA reads what the CPU wrote into a VRAM object, and its writes land in VRAM.");
-	igt_subtest("vram-read-write") {
-		uint64_t size = 2 * EDU_PAGE;
-		struct drm_vgem_p2p_stats v0, v1;
-		struct edu_nic_mr_stats s;
-		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[2 * EDU_PAGE], buf[300];
-		int p2p;
-
-		edu_fill(ref, size, 31);
-		memcpy(p, ref, size);
-		v0 = vgem_p2p_stats(vfd);
-		key = edu_reg(fd, p, size, RW, 0);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-
-		edu_fill(buf, sizeof(buf), 32);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			EDU_PAGE - 100, sizeof(buf), buf);
-		memcpy(ref + EDU_PAGE - 100, buf, sizeof(buf));
-		igt_assert(!memcmp(p, ref, size));
-
-		s = edu_mr_stats(fd, key);
-		v1 = vgem_p2p_stats(vfd);
-		igt_info("importer: p2p pages %llu, system %llu; exporter: bus %llu iova %llu fallbacks %llu\n",
-			 (unsigned long long)s.stats.pages_p2p,
-			 (unsigned long long)s.stats.pages_system,
-			 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
-			 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova),
-			 (unsigned long long)(v1.fallbacks - v0.fallbacks));
-		/* The importer cannot tell a fallback from p2p; the exporter can. */
-		igt_assert_eq_u64(s.stats.pages_system, 0);
-		igt_assert(s.stats.pages_p2p >= 2);
-		igt_assert(v1.p2p_maps > v0.p2p_maps);
-		/* exactly one of p2p and the fallback served it */
-		p2p = v1.p2p_pages_bus + v1.p2p_pages_iova >
-		      v0.p2p_pages_bus + v0.p2p_pages_iova;
-		igt_assert_neq(p2p, v1.fallbacks > v0.fallbacks);
-		if (p2p && caps.caps & EDU_NIC_CAP_IOMMU)
-			igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
-		else if (p2p)
-			igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
-		assert_topology_p2p(p2p);
-
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		munmap(p, size);
-	}
+	igt_subtest("vram-read-write")
+		test_vram_read_write(vfd, fd, &caps);
 
 	igt_describe("Bulk (emulated) DMA on a 32-page VRAM object, checksummed.");
-	igt_subtest("vram-bulk") {
-		uint64_t size = 32 * EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, 0), key;
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char *buf = malloc(size);
-
-		edu_fill(buf, size, 33);
-		memcpy(p, buf, size);
-		key = edu_reg(fd, p, size, RW, 0);
-		memset(buf, 0, size);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
-			size, buf);
-		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-		edu_fill(buf, size, 34);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
-			size, buf);
-		igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-		igt_assert_eq_u64(edu_mr_stats(fd, key).stats.bulk_bytes,
-				  2 * size);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-		free(buf);
-	}
+	igt_subtest("vram-bulk")
+		test_vram_bulk(vfd, fd);
 
 	igt_describe("Bulk reads of a VRAM object into destinations the importer handles differently: an unaligned buffer (pinned, an extra page, an unaligned copy) and another VRAM object's mapping (VM_PFNMAP: not pinnable, copied to with faults disabled). Every byte arrives, and nothing around it changes.");
-	igt_subtest("vram-bulk-odd-destinations") {
-		uint64_t size = 32 * EDU_PAGE, off = 7, len = size - 12;
-		uint32_t h = vgem_p2p_create(vfd, size, 0), h2, key;
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char *buf = malloc(size + 16), *q;
-
-		edu_fill(p, size, 35);
-		key = edu_reg(fd, p, size, RW, 0);
-
-		memset(buf, 0xee, size + 16);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
-			len, buf + 3);
-		igt_assert(!memcmp(buf + 3, p + off, len));
-		igt_assert(buf[2] == (char)0xee && buf[3 + len] == (char)0xee);
-
-		h2 = vgem_p2p_create(vfd, size, 0);
-		q = vgem_p2p_mmap(vfd, h2, size, PROT_READ | PROT_WRITE);
-		memset(q, 0xee, size);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, off,
-			len, q + 5);
-		igt_assert(!memcmp(q + 5, p + off, len));
-		igt_assert(q[4] == (char)0xee && q[5 + len] == (char)0xee);
-
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(q, size);
-		munmap(p, size);
-		gem_close(vfd, h2);
-		free(buf);
-	}
+	igt_subtest("vram-bulk-odd-destinations")
+		test_vram_bulk_odd_destinations(vfd, fd);
 
 	igt_describe("A read-only export: device reads work; a device write of bytes other than the object's gets EPERM and changes nothing, seen by device DMA and by the CPU.");
-	igt_subtest("read-only-object") {
-		uint64_t size = EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_READ_ONLY);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[EDU_PAGE], other[EDU_PAGE];
-		uint32_t key;
-
-		edu_fill(ref, size, 35);
-		edu_fill(other, size, 36);
-		igt_assert(memcmp(ref, other, 64));
-		memcpy(p, ref, size);
-		key = edu_reg(fd, p, size, RW, 0);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-					  EDU_NIC_MODE_DEVICE, 0, 64, other),
-			      -EPERM);
-		/* the object still holds what the CPU wrote, every byte */
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		igt_assert_f(!memcmp(p, ref, size),
-			     "a refused device write changed the object\n");
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("read-only-object")
+		test_read_only_object(vfd, fd);
 
 	igt_describe("A device-only object (never CPU mapped) round-trips through device DMA.");
-	igt_subtest("device-only-object") {
-		uint64_t size = EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[256];
-		uint32_t key = edu_reg(fd, p, size, RW, 0);
-
-		edu_fill(ref, sizeof(ref), 36);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
-			sizeof(ref), ref);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 1000,
-			       sizeof(ref));
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("device-only-object")
+		test_device_only_object(vfd, fd);
 
 	igt_describe("mprotect() revokes device access the CPU never had page tables for: after PROT_READ a device-only object's importer can read but not write, after PROT_NONE neither.");
-	igt_subtest("mprotect-revokes") {
-		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_DEVICE_ONLY);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		uint32_t key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
-		char ref[256], buf[256];
-		int ret;
-
-		edu_fill(ref, sizeof(ref), 37);
-		edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			EDU_PAGE + 8, sizeof(ref), ref);
-		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
-
-		igt_assert_eq(mprotect(p, size, PROT_READ), 0);
-		/* the writable mapping is gone, not kept for the next DMA */
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		edu_fill(buf, sizeof(buf), 38);
-		ret = edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
-				  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
-				  sizeof(buf), buf);
-		igt_assert_f(ret == -EPERM || ret == -EFAULT,
-			     "DMA write after PROT_READ: %d\n", ret);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 8,
-			       sizeof(ref));
-
-		igt_assert_eq(mprotect(p, size, PROT_NONE), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		ret = edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
-				  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
-				  sizeof(buf), buf);
-		igt_assert_f(ret == -EPERM || ret == -EFAULT,
-			     "DMA read after PROT_NONE: %d\n", ret);
-
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-		gem_close(vfd, h);
-	}
+	igt_subtest("mprotect-revokes")
+		test_mprotect_revokes(vfd, fd);
 
 	igt_describe("Two writable registrations over an object the exporter serves from system memory: both map the same pages, and a device write through one is read through the other.");
-	igt_subtest("fallback-overlapping-mrs") {
-		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, VGEM_P2P_CREATE_NO_P2P);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[256];
-		uint32_t k1, k2;
-
-		memset(p, 0, size);
-		k1 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
-		k2 = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
-		igt_assert_eq(vgem_p2p_info(vfd, h).placement,
-			      VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
-
-		edu_fill(ref, sizeof(ref), 40);
-		edu_dma(fd, k1, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-			EDU_PAGE + 64, sizeof(ref), ref);
-		check_dma_read(fd, k2, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 64,
-			       sizeof(ref));
-		igt_assert(!memcmp(p + EDU_PAGE + 64, ref, sizeof(ref)));
-
-		igt_assert_eq(edu_dereg_err(fd, k1), 0);
-		igt_assert_eq(edu_dereg_err(fd, k2), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		munmap(p, size);
-		gem_close(vfd, h);
-	}
+	igt_subtest("fallback-overlapping-mrs")
+		test_fallback_overlapping_mrs(vfd, fd);
 
 	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
-	igt_subtest("move-during-stream") {
-		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, 0);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[2 * EDU_PAGE];
-		struct stream st = { .fd = fd, .len = size, .want = ref };
-		struct edu_nic_mr_stats s;
-		uint64_t moves0 = vgem_p2p_info(vfd, h).moves;
-		pthread_t t;
-		int i;
-
-		edu_fill(ref, size, 37);
-		memcpy(p, ref, size);
-		st.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
-		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
-		for (i = 0; i < 4; i++) {
-			msleep(250);
-			igt_assert_eq(vgem_p2p_move_err(vfd, h, i == 2 ?
-					      VGEM_P2P_MOVE_SYSTEM :
-					      VGEM_P2P_MOVE_VRAM), 0);
-		}
-		msleep(500);
-		st.stop = 1;
-		pthread_join(t, NULL);
-		s = edu_mr_stats(fd, st.key);
-		igt_info("%d DMAs, %d bad, err %d; %llu invalidations, %llu remaps, %llu moves\n",
-			 st.iterations, st.bad, st.err,
-			 (unsigned long long)s.stats.invalidations,
-			 (unsigned long long)s.stats.remaps,
-			 (unsigned long long)(vgem_p2p_info(vfd, h).moves - moves0));
-		igt_assert_eq(st.err, 0);
-		igt_assert_eq(st.bad, 0);
-		igt_assert(st.iterations > 0);
-		igt_assert(s.stats.invalidations >= 1);
-		igt_assert(s.stats.remaps >= 1);
-		check_dma_read(fd, st.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		igt_assert_eq(edu_dereg_err(fd, st.key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("move-during-stream")
+		test_move_during_stream(vfd, fd);
 
 	igt_describe("One device read, one forced move within VRAM, one more read: the second read sees the data at its new home, not the poisoned old one.");
-	igt_subtest("read-move-read") {
-		uint64_t size = EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, 0);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char ref[EDU_PAGE];
-		uint64_t before, after;
-		uint32_t key;
-
-		edu_fill(ref, size, 41);
-		memcpy(p, ref, size);
-		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		before = vgem_p2p_info(vfd, h).vram_offset;
-		igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
-		after = vgem_p2p_info(vfd, h).vram_offset;
-		igt_assert_neq_u64(before, after);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		igt_assert(edu_mr_stats(fd, key).stats.remaps >= 1);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		munmap(p, size);
-	}
+	igt_subtest("read-move-read")
+		test_read_move_read(vfd, fd);
 
 	igt_describe("An allocation that fits only after compaction slides the object an importer streams from: it is invalidated, re-maps at its new VRAM offset, and every DMA reads the right bytes.");
-	igt_subtest("compaction-during-stream") {
-		struct drm_vgem_p2p_stats st, s1;
-		uint64_t chunk = MiB, size = 2 * EDU_PAGE, top = 0, before;
-		unsigned int n = 0, i, j, itop = 0, max;
-		int it0;
-		uint32_t h, big, *fill;
-		unsigned int *rank;
-		uint64_t *off;
-		char ref[2 * EDU_PAGE], *p;
-		struct stream s = { .fd = fd, .len = size, .want = ref };
-		struct edu_nic_mr_stats ms;
-		pthread_t t;
-
-		igt_require(p2p_checked(vfd, fd));
-		/* fill VRAM with 1 MiB objects: every hole left is smaller */
-		st = vgem_p2p_stats(vfd);
-		max = st.vram_size / chunk;
-		fill = calloc(max, sizeof(*fill));
-		off = calloc(max, sizeof(*off));
-		rank = calloc(max, sizeof(*rank));
-		igt_assert(fill && off && rank);
-		while (st.vram_size - st.vram_used >= chunk) {
-			igt_assert(n < max);
-			fill[n] = vgem_p2p_create(vfd, chunk, 0);
-			off[n] = vgem_p2p_info(vfd, fill[n]).vram_offset;
-			if (off[n] >= top) {
-				top = off[n];
-				itop = n;
-			}
-			n++;
-			st = vgem_p2p_stats(vfd);
-		}
-		igt_assert(n >= 12);
-
-		/* the streamed object goes above every hole compaction will close */
-		gem_close(vfd, fill[itop]);
-		fill[itop] = 0;
-		h = vgem_p2p_create(vfd, size, 0);
-		vgem_p2p_move(vfd, h, VGEM_P2P_MOVE_VRAM_AT, top + chunk - size);
-		p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		edu_fill(ref, size, 43);
-		memcpy(p, ref, size);
-
-		/*
-		 * Free every other filler in address order: the 1 MiB objects
-		 * left between the holes keep them from merging, so 4 MiB fits
-		 * nowhere until compaction.
-		 */
-		for (i = 0; i < n; i++) {
-			unsigned int k;
-
-			for (k = 0; k < n; k++)
-				if (fill[k] && off[k] < off[i])
-					rank[i]++;
-		}
-		for (i = 0, j = 0; i < n; i++) {
-			if (fill[i] && rank[i] % 2 == 0) {
-				gem_close(vfd, fill[i]);
-				fill[i] = 0;
-				j++;
-			}
-		}
-		igt_assert(j >= 4);
-
-		s.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
-		igt_assert_eq(pthread_create(&t, NULL, stream_thread, &s), 0);
-		while (!s.iterations && !s.err)
-			msleep(50);
-
-		st = vgem_p2p_stats(vfd);
-		before = vgem_p2p_info(vfd, h).vram_offset;
-		big = vgem_p2p_create(vfd, 4 * chunk, 0);
-		s1 = vgem_p2p_stats(vfd);
-		/* the stream goes on at the new place: two more DMAs at least */
-		it0 = s.iterations;
-		while (s.iterations < it0 + 2 && !s.err)
-			msleep(50);
-		s.stop = 1;
-		pthread_join(t, NULL);
-		ms = edu_mr_stats(fd, s.key);
-		igt_info("%d DMAs (%d after the compaction), %d bad, err %d; offset %#llx -> %#llx; %llu invalidations, %llu remaps\n",
-			 s.iterations, s.iterations - it0, s.bad, s.err,
-			 (unsigned long long)before,
-			 (unsigned long long)vgem_p2p_info(vfd, h).vram_offset,
-			 (unsigned long long)ms.stats.invalidations,
-			 (unsigned long long)ms.stats.remaps);
-
-		igt_assert(s1.compactions > st.compactions);
-		igt_assert_eq_u64(s1.evictions, st.evictions);
-		igt_assert_eq_u32(vgem_p2p_info(vfd, big).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert(vgem_p2p_info(vfd, h).vram_offset < before);
-		igt_assert_eq(s.err, 0);
-		igt_assert_eq(s.bad, 0);
-		igt_assert(ms.stats.invalidations >= 1);
-		igt_assert(ms.stats.remaps >= 1);
-		check_dma_read(fd, s.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
-		igt_assert_eq(edu_dereg_err(fd, s.key), 0);
-		munmap(p, size);
-		gem_close(vfd, h);
-		gem_close(vfd, big);
-		for (i = 0; i < n; i++)
-			if (fill[i])
-				gem_close(vfd, fill[i]);
-		free(fill);
-		free(off);
-		free(rank);
-	}
+	igt_subtest("compaction-during-stream")
+		test_compaction_during_stream(vfd, fd);
 
 	igt_describe("Device-private pages are read by device DMA with no migration.");
-	igt_subtest("devmem-no-migration") {
-		uint64_t size = 2 * EDU_PAGE;
-		char *p = edu_anon(size), ref[2 * EDU_PAGE];
-		struct drm_vgem_p2p_migrate m = {
-			.addr = (uintptr_t)p, .size = size,
-			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
-		};
-		struct drm_vgem_p2p_stats v0, v1;
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(ref, size, 38);
-		memcpy(p, ref, size);
-		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
-		igt_assert_eq_u64(m.npages, 2);
-		v0 = vgem_p2p_stats(vfd);
-		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
-		check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref + 10, 10,
-			       size - 20);
-		v1 = vgem_p2p_stats(vfd);
-		s = edu_mr_stats(fd, key);
-		igt_info("devmem p2p maps +%llu, to ram +%llu; importer p2p pages %llu\n",
-			 (unsigned long long)(v1.devmem_p2p_maps - v0.devmem_p2p_maps),
-			 (unsigned long long)(v1.devmem_to_ram - v0.devmem_to_ram),
-			 (unsigned long long)s.stats.pages_p2p);
-		if (p2p_checked(vfd, fd)) {
-			/* Mapped where they are: no migration. */
-			igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram);
-			igt_assert(v1.devmem_p2p_maps >=
-				   v0.devmem_p2p_maps + 2);
-			igt_assert_eq_u64(s.stats.pages_p2p, 2);
-		} else {
-			/* The owner refused: migrated to RAM, as before. */
-			igt_assert_eq_u64(v1.devmem_to_ram,
-					  v0.devmem_to_ram + 2);
-			igt_assert_eq_u64(s.stats.pages_system, 2);
-		}
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-		/* The CPU touch migrates them back, with the same data. */
-		igt_assert(!memcmp(p, ref, size));
-		munmap(p, size);
-	}
+	igt_subtest("devmem-no-migration")
+		test_devmem_no_migration(vfd, fd);
 
 	igt_describe("With EDU_NIC_REG_MR_NO_P2P, device-private pages migrate to RAM as upstream does, and a VRAM vma cannot be mirrored.");
-	igt_subtest("devmem-no-p2p-migrates") {
-		uint64_t size = 4 * EDU_PAGE;
-		char *p = edu_anon(size), ref[4 * EDU_PAGE], buf[4 * EDU_PAGE];
-		struct drm_vgem_p2p_migrate m = {
-			.addr = (uintptr_t)p, .size = size,
-			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
-		};
-		uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0);
-		char *q = vgem_p2p_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
-		struct drm_vgem_p2p_stats v0, v1;
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(ref, size, 41);
-		memcpy(p, ref, size);
-		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
-		igt_assert_eq_u64(m.npages, 4);
-		v0 = vgem_p2p_stats(vfd);
-		key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ,
-			      EDU_NIC_REG_MR_NO_P2P | EDU_NIC_REG_MR_PREFETCH);
-		v1 = vgem_p2p_stats(vfd);
-		s = edu_mr_stats(fd, key);
-		/* Every page came back to RAM; none was mapped where it was. */
-		igt_assert_eq_u64(v1.devmem_to_ram, v0.devmem_to_ram + 4);
-		igt_assert_eq_u64(v1.devmem_p2p_maps, v0.devmem_p2p_maps);
-		igt_assert_eq_u64(s.stats.pages_system, 4);
-		igt_assert_eq_u64(s.stats.pages_p2p, 0);
-		igt_assert_eq_u64(s.stats.p2p_maps, 0);
-		edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
-			size, buf);
-		igt_assert(!memcmp(buf, ref, size));
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-
-		/* Without p2p a special device vma has nothing to offer. */
-		igt_assert_eq(edu_reg_err(fd, q, EDU_PAGE, EDU_NIC_ACCESS_READ,
-					  EDU_NIC_REG_MR_NO_P2P |
-					  EDU_NIC_REG_MR_PREFETCH, NULL),
-			      -EFAULT);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		munmap(q, EDU_PAGE);
-		munmap(p, size);
-	}
+	igt_subtest("devmem-no-p2p-migrates")
+		test_devmem_no_p2p_migrates(vfd, fd);
 
 	igt_describe("Raw DMA at the BAR's physical address: data without an IOMMU, an error (DMAR fault) with one.");
-	igt_subtest("raw-wrong-address") {
-		uint64_t size = EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, 0);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		struct drm_vgem_p2p_obj_info info;
-		char ref[256], buf[256];
-		struct edu_nic_dma_raw r = {
-			.length = sizeof(buf), .user_ptr = (uintptr_t)buf,
-		};
-		int ret;
-
-		edu_fill(ref, sizeof(ref), 39);
-		memcpy(p, ref, sizeof(ref));
-		info = vgem_p2p_info(vfd, h);
-		/* a fresh object is created in VRAM on every topology */
-		igt_assert_eq_u32(info.placement, VGEM_P2P_PLACEMENT_VRAM);
-		r.bus_addr = vram_bar_phys(vgem_p2p_card(vfd)) +
-			     info.vram_offset;
-		ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
-		igt_info("raw DMA at %#llx: %d\n",
-			 (unsigned long long)r.bus_addr, ret);
-		if (caps.caps & EDU_NIC_CAP_IOMMU) {
-			/* A physical address is not an IOVA: DMAR fault. */
-			igt_assert_eq(ret, -EIO);
-		} else {
-			igt_assert_eq(ret, 0);
-			igt_assert(!memcmp(buf, ref, sizeof(buf)));
-		}
-		/*
-		 * Low IOVAs are never handed out (the allocator works down
-		 * from the top of the 32-bit space): another DMAR fault.
-		 */
-		r.bus_addr = 0x10000ull;
-		ret = edu_ioctl(fd, EDU_NIC_IOCTL_DMA_RAW, &r);
-		igt_info("raw DMA at %#llx: %d\n",
-			 (unsigned long long)r.bus_addr, ret);
-		if (caps.caps & EDU_NIC_CAP_IOMMU)
-			igt_assert_eq(ret, -EIO);
-		munmap(p, size);
-	}
+	igt_subtest("raw-wrong-address")
+		test_raw_wrong_address(vfd, fd, &caps);
 
 	igt_describe("Two importers on one object are both invalidated by one move and both re-map. Skips only where the machine has one edu device; where it has two, a missing edu_nic1 fails.");
-	igt_subtest("two-importers") {
-		uint64_t size = EDU_PAGE;
-		int fd1 = edu_open_promised(1);
-		uint32_t h, k0, k1;
-		char *p, ref[EDU_PAGE];
-		struct edu_nic_mr_stats s0, s1;
-
-		h = vgem_p2p_create(vfd, size, 0);
-		p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		edu_fill(ref, size, 40);
-		memcpy(p, ref, size);
-		k0 = edu_reg(fd, p, size, RW, 0);
-		k1 = edu_reg(fd1, p, size, RW, 0);
-		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, 64);
-		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, 64);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
-		igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
-		s0 = edu_mr_stats(fd, k0);
-		s1 = edu_mr_stats(fd1, k1);
-		igt_assert_eq_u64(s0.stats.invalidations, 1);
-		igt_assert_eq_u64(s1.stats.invalidations, 1);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
-		check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
-		igt_assert_eq_u64(edu_mr_stats(fd, k0).stats.remaps, 1);
-		igt_assert_eq_u64(edu_mr_stats(fd1, k1).stats.remaps, 1);
-		close(fd1);
-		igt_assert_eq(edu_dereg_err(fd, k0), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		munmap(p, size);
-	}
+	igt_subtest("two-importers")
+		test_two_importers(vfd, fd);
 
 	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind: a child that read the object by DMA and holds its mapping (checked through OBJ_INFO) is killed mid-DMA, and the mapping is gone.");
-	igt_subtest("teardown-vram") {
-		uint64_t size = 2 * EDU_PAGE;
-		uint32_t h = vgem_p2p_create(vfd, size, 0);
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		uint32_t key = edu_reg(fd, p, size, RW,
-				       EDU_NIC_REG_MR_PREFETCH);
-		char ref[2 * EDU_PAGE];
-		int ready[2];
-		pid_t pid;
-
-		edu_fill(ref, size, 41);
-		memcpy(p, ref, size);
-		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
-		igt_assert_eq(munmap(p, size), 0);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		igt_assert_eq(edu_dereg_err(fd, key), 0);
-
-		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			int cfd = edu_open_nth(0);
-			char *q = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-			char buf[2 * EDU_PAGE];
-			uint32_t k = edu_reg(cfd, q, size, RW, 0);
-
-			/* the first DMA maps the object; say what it read */
-			edu_child_report(ready[1],
-					 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE, 0,
-						      size, buf) &&
-					 !memcmp(buf, ref, size));
-			for (;;)
-				edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					    EDU_NIC_MODE_DEVICE, 0, size, buf);
-		}
-		/* its first DMA read the right bytes */
-		edu_child_ready(pid, ready);
-		/* the child's importer mapping exists before the kill */
-		edu_child_assert(pid, vgem_p2p_info(vfd, h).mappings >= 1);
-		edu_child_kill(pid);
-		igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-		gem_close(vfd, h);
-	}
+	igt_subtest("teardown-vram")
+		test_teardown_vram(vfd, fd);
 
 	igt_fixture {
 		close(fd);

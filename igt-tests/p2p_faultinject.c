@@ -637,13 +637,20 @@ static void evicted_reg_setup(struct fi_ctx *c)
 	bo_setup(c, true);
 }
 
-static struct fi_case cases[] = {
+/*
+ * One operation on several kinds of memory: a subtest each, with a dynamic
+ * subtest per kind, named by what follows the subtest's name and "-".
+ */
+static struct fi_case create_cases[] = {
 	{ "create-vram", "VGEM_P2P_CREATE in VRAM", ERRS(ENOMEM),
 	  create_setup, create_op, create_check, create_teardown },
 	{ "create-system", "VGEM_P2P_CREATE in system memory", ERRS(ENOMEM),
 	  create_setup, create_op, create_check, create_teardown },
 	{ "create-dumb", "MODE_CREATE_DUMB", ERRS(ENOMEM),
 	  create_setup, dumb_op, NULL, create_teardown },
+};
+
+static struct fi_case cases[] = {
 	{ "evict", "forced move VRAM to system memory", ERRS(ENOMEM),
 	  bo_vram_setup, move_op, move_check, bo_teardown },
 	{ "move-vram", "forced move within VRAM (bounce page)", ERRS(ENOMEM),
@@ -654,6 +661,9 @@ static struct fi_case cases[] = {
 	  import_setup, import_op, import_check, import_teardown },
 	{ "fence-attach", "VGEM_FENCE_ATTACH", ERRS(ENOMEM),
 	  bo_vram_setup, fence_op, fence_check, bo_teardown },
+};
+
+static struct fi_case register_cases[] = {
 	{ "register-vram", "REG_MR with PREFETCH on a VRAM mmap (p2p_map)", ERRS(ENOMEM, EFAULT),
 	  vram_reg_setup, reg_op, reg_check, bo_teardown },
 	{ "register-evicted", "REG_MR with PREFETCH on an evicted object (fallback)", ERRS(ENOMEM, EFAULT),
@@ -662,6 +672,9 @@ static struct fi_case cases[] = {
 	  anon_setup, reg_op, reg_check, anon_teardown },
 	{ "register-devmem", "REG_MR with PREFETCH on device-private pages", ERRS(ENOMEM, EFAULT),
 	  devmem_setup, reg_op, reg_check, migrate_teardown },
+};
+
+static struct fi_case late_cases[] = {
 	{ "dma-bulk", "DMA, bulk mode, faulting the mirror", ERRS(ENOMEM, EFAULT),
 	  dma_setup, dma_op, dma_check, dma_teardown },
 	{ "dma-device", "DMA, device mode, faulting the mirror", ERRS(ENOMEM, EFAULT),
@@ -773,11 +786,23 @@ static void kmemleak_check(void)
 	igt_assert_f(!report[0], "kmemleak:\n%s\n", report);
 }
 
-int main(int argc, char **argv)
+/* @fcs[], each as a dynamic subtest named after "@group-" */
+static void run_cases(const char *group, struct fi_case *fcs, unsigned int n)
 {
 	unsigned int i;
 
-	igt_subtest_init(argc, argv);
+	for (i = 0; i < n; i++) {
+		const char *kind = fcs[i].name + strlen(group) + 1;
+
+		igt_assert(!strncmp(fcs[i].name, group, strlen(group)));
+		igt_dynamic(kind)
+			run_case(&fcs[i]);
+	}
+}
+
+igt_main
+{
+	unsigned int i;
 
 	igt_fixture {
 		igt_require_f(!access("/proc/thread-self/fail-nth", W_OK),
@@ -793,10 +818,25 @@ int main(int argc, char **argv)
 		start_counts = counts_read();
 	}
 
+	igt_describe("Fail each allocation of object creation in turn, once per kind of object (dynamic subtests vram: VGEM_P2P_CREATE in VRAM; system: in system memory; dumb: MODE_CREATE_DUMB); ENOMEM or success, state and data intact.");
+	igt_subtest_with_dynamic("create")
+		run_cases("create", create_cases, ARRAY_SIZE(create_cases));
+
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		igt_describe(cases[i].desc);
 		igt_subtest(cases[i].name)
 			run_case(&cases[i]);
+	}
+
+	igt_describe("Fail each allocation of REG_MR with PREFETCH in turn, once per memory behind the range (dynamic subtests vram: a VRAM mmap, p2p_map; evicted: an evicted object, the fallback; anon: anonymous memory; devmem: device-private pages); ENOMEM/EFAULT or success, state and data intact.");
+	igt_subtest_with_dynamic("register")
+		run_cases("register", register_cases,
+			  ARRAY_SIZE(register_cases));
+
+	for (i = 0; i < ARRAY_SIZE(late_cases); i++) {
+		igt_describe(late_cases[i].desc);
+		igt_subtest(late_cases[i].name)
+			run_case(&late_cases[i]);
 	}
 
 	igt_fixture {
@@ -810,6 +850,4 @@ int main(int argc, char **argv)
 	igt_describe("Nothing the cases did leaked (kmemleak, two scans).");
 	igt_subtest("kmemleak")
 		kmemleak_check();
-
-	igt_exit();
 }

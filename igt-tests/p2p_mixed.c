@@ -251,44 +251,298 @@ static unsigned int maps_during_moves(char *text, uint64_t big_size,
 	return done;
 }
 
+static void test_return_after_refused_unregisters(void)
+{
+	uint64_t size = 1 << 20;
+	uint32_t h = vgem_p2p_create(vfd, size, 0), knear, kfar;
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char *ref = malloc(size), *buf = malloc(size);
+	struct drm_vgem_p2p_obj_info i;
+	unsigned int ebusy = 0;
+	uint64_t moves, fallbacks;
+
+	igt_assert(ref && buf);
+	edu_fill(ref, size, 7);
+	memcpy(p, ref, size);
+	igt_assert_eq(vgem_p2p_info(vfd, h).reason,
+		      VGEM_P2P_REASON_CREATE);
+
+	kfar = reg_count_busy(far_fd, p, size, &ebusy);
+	i = vgem_p2p_info(vfd, h);
+	igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
+	moves = i.moves;
+	fallbacks = i.fallback_maps;
+
+	/* A new p2p mapping while the refused one lives: no move */
+	knear = reg_count_busy(near_fd, p, size, &ebusy);
+	i = vgem_p2p_info(vfd, h);
+	igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
+	igt_assert_eq_u64(i.moves, moves);
+	/* served from system memory (edu_nic cannot tell) */
+	igt_assert_eq_u64(i.fallback_maps, fallbacks + 1);
+	fallbacks = i.fallback_maps;
+
+	/*
+	 * The refused importer goes: nothing moves by itself (the
+	 * p2p importer's mirror of system pages stays valid), and
+	 * the reason says why it is still there.
+	 */
+	igt_assert_eq(edu_dereg_err(far_fd, kfar), 0);
+	i = vgem_p2p_info(vfd, h);
+	igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
+	igt_assert_eq_u64(i.moves, moves);
+	dma_count_busy(near_fd, knear, EDU_NIC_DMA_FROM_MR, 0, size,
+		       buf, &ebusy);
+	igt_assert(!memcmp(buf, ref, size));
+	igt_assert_eq_u64(vgem_p2p_info(vfd, h).moves, moves);
+
+	/* The next p2p mapping brings it back, with one move */
+	igt_assert_eq(edu_dereg_err(near_fd, knear), 0);
+	knear = reg_count_busy(near_fd, p, size, &ebusy);
+	i = vgem_p2p_info(vfd, h);
+	igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(i.reason, VGEM_P2P_REASON_RETURNED);
+	igt_assert_eq_u64(i.moves, moves + 1);
+	/* and p2p this time: no new fallback mapping */
+	igt_assert_eq_u64(i.fallback_maps, fallbacks);
+	memset(buf, 0xee, size);
+	dma_count_busy(near_fd, knear, EDU_NIC_DMA_FROM_MR, 0, size,
+		       buf, &ebusy);
+	igt_assert(!memcmp(buf, ref, size));
+	igt_assert(!memcmp(p, ref, size));
+	igt_assert_eq(ebusy, 0);
+
+	igt_assert_eq(edu_dereg_err(near_fd, knear), 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+	free(ref);
+	free(buf);
+}
+
+static void test_compaction_invalidates_only_movers(void)
+{
+	const uint64_t chunk = 4 << 20;
+	struct drm_vgem_p2p_stats st, s1;
+	unsigned int n, i, stayed = 0, moved = 0, ebusy = 0;
+	uint32_t *h, *key, big;
+	uint64_t *off, *inv, *moves;
+	char **p;
+
+	/* the subtests before freed their objects: any left leaked */
+	igt_assert_f(wait_vram_used(0), "%llu bytes of VRAM in use\n",
+		     (unsigned long long)vgem_p2p_stats(vfd).vram_used);
+	st = vgem_p2p_stats(vfd);
+	n = st.vram_size / chunk;
+	igt_assert(n >= 6);
+	h = calloc(n, sizeof(*h));
+	key = calloc(n, sizeof(*key));
+	off = calloc(n, sizeof(*off));
+	inv = calloc(n, sizeof(*inv));
+	moves = calloc(n, sizeof(*moves));
+	p = calloc(n, sizeof(*p));
+	igt_assert(h && key && off && inv && moves && p);
+
+	/* fill VRAM, each object mirrored p2p by the near importer */
+	for (i = 0; i < n; i++) {
+		struct drm_vgem_p2p_obj_info info;
+
+		h[i] = vgem_p2p_create(vfd, chunk, 0);
+		p[i] = vgem_p2p_mmap(vfd, h[i], chunk,
+				     PROT_READ | PROT_WRITE);
+		fill_sparse(p[i], chunk, 300 + i);
+		key[i] = reg_count_busy(near_fd, p[i], chunk, &ebusy);
+		info = vgem_p2p_info(vfd, h[i]);
+		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+		off[i] = info.vram_offset;
+	}
+	/*
+	 * Holes of one chunk above objects 0 and 1, which have none
+	 * below them: compaction leaves those two where they are.
+	 */
+	for (i = 2; i < n; i += 2) {
+		igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
+		munmap(p[i], chunk);
+		gem_close(vfd, h[i]);
+		h[i] = 0;
+	}
+	igt_assert(wait_vram_used(st.vram_size - (n - 1) / 2 * chunk));
+	for (i = 0; i < n; i++) {
+		if (!h[i])
+			continue;
+		inv[i] = edu_mr_stats(near_fd, key[i]).stats.invalidations;
+		moves[i] = vgem_p2p_info(vfd, h[i]).moves;
+	}
+
+	/* two chunks fit in no hole: VRAM must be compacted */
+	st = vgem_p2p_stats(vfd);
+	big = vgem_p2p_create(vfd, 2 * chunk, 0);
+	s1 = vgem_p2p_stats(vfd);
+	igt_assert(s1.compactions > st.compactions);
+	igt_assert_eq_u64(s1.evictions, st.evictions);
+
+	for (i = 0; i < n; i++) {
+		struct drm_vgem_p2p_obj_info info;
+		uint64_t inv1;
+
+		if (!h[i])
+			continue;
+		info = vgem_p2p_info(vfd, h[i]);
+		inv1 = edu_mr_stats(near_fd, key[i]).stats.invalidations;
+		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+		if (info.vram_offset == off[i]) {
+			stayed++;
+			igt_assert_eq_u64(info.moves, moves[i]);
+			igt_assert_f(inv1 == inv[i],
+				     "object %u stayed at %#llx but its importer was invalidated %llu times\n",
+				     i, (unsigned long long)off[i],
+				     (unsigned long long)(inv1 - inv[i]));
+		} else {
+			moved++;
+			igt_assert(info.moves > moves[i]);
+			igt_assert(inv1 > inv[i]);
+		}
+		igt_assert(check_sparse(p[i], chunk, 300 + i));
+	}
+	igt_info("compaction: %u objects stayed, %u moved; %llu invalidations in all\n",
+		 stayed, moved,
+		 (unsigned long long)(s1.invalidations - st.invalidations));
+	igt_assert_lte(2, stayed);
+	igt_assert_lte(1, moved);
+	igt_assert_eq(ebusy, 0);
+
+	gem_close(vfd, big);
+	for (i = 0; i < n; i++) {
+		if (!h[i])
+			continue;
+		igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
+		munmap(p[i], chunk);
+		gem_close(vfd, h[i]);
+	}
+	free(h);
+	free(key);
+	free(off);
+	free(inv);
+	free(moves);
+	free(p);
+}
+
+static void test_move_stalls_only_its_object(void)
+{
+	const uint64_t big_size = 64 << 20, size = 256 << 10;
+	struct other_stream s = { .fd = near_fd, .size = size };
+	unsigned int windows, during, i;
+	struct drm_vgem_p2p_obj_info info;
+	uint32_t big, h;
+	char *pbig, *ref, *text;
+	pthread_t thread;
+	uint64_t moves;
+
+	igt_require(access(TRACING "/events/vgem_p2p/enable", W_OK) == 0);
+	igt_assert(wait_vram_used(0));
+	big = vgem_p2p_create(vfd, big_size, 0);
+	pbig = vgem_p2p_mmap(vfd, big, big_size, PROT_READ | PROT_WRITE);
+	fill_sparse(pbig, big_size, 41);
+	h = vgem_p2p_create(vfd, size, 0);
+	s.p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	ref = malloc(size);
+	igt_assert(ref);
+	edu_fill(ref, size, 42);
+	memcpy(s.p, ref, size);
+	s.ref = ref;
+	info = vgem_p2p_info(vfd, h);
+	igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+	moves = info.moves;
+
+	write_file(TRACING "/tracing_on", "0");
+	write_file(TRACING "/trace", "");
+	write_file(TRACING "/events/vgem_p2p/enable", "1");
+	write_file(TRACING "/tracing_on", "1");
+
+	igt_assert_eq(pthread_create(&thread, NULL, other_stream_thread,
+				     &s), 0);
+	/* the other importer is streaming before the first move */
+	for (i = 0; i < 6000 && !__atomic_load_n(&s.rounds,
+						 __ATOMIC_ACQUIRE); i++)
+		msleep(10);
+	vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_SYSTEM, 0);
+	vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_VRAM, 0);
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+
+	write_file(TRACING "/tracing_on", "0");
+	write_file(TRACING "/events/vgem_p2p/enable", "0");
+	text = slurp(TRACING "/trace");
+	during = maps_during_moves(text, big_size, &windows);
+	free(text);
+	write_file(TRACING "/trace", "");
+	write_file(TRACING "/tracing_on", "1");
+
+	igt_info("%u rounds of the other importer; %u made and released while the %llu MiB object was copying, over %u moves\n",
+		 s.rounds, during,
+		 (unsigned long long)(big_size >> 20), windows);
+	igt_assert_eq(s.err, 0);
+	igt_assert_eq(s.mismatches, 0);
+	igt_assert_lt(0, s.rounds);
+	igt_assert_eq(windows, 2);
+	igt_assert_f(during > 0,
+		     "the other object was never mapped while the large one was copying\n");
+	igt_assert(check_sparse(pbig, big_size, 41));
+	info = vgem_p2p_info(vfd, h);
+	igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u64(info.moves, moves);
+
+	munmap(s.p, size);
+	munmap(pbig, big_size);
+	gem_close(vfd, h);
+	gem_close(vfd, big);
+	free(ref);
+}
+
+/*
+ * Every edu device on the bus must have its edu_nic node, and the
+ * kernel (PEER) says which reach the exporter; each mapping must get
+ * what it says. Skip only where it says the mix is not there, and
+ * never on multi, whose topology promises it (edu0 and edu1 behind
+ * the exporter's switch, edu2 on a root port of its own).
+ */
+static void open_near_and_far(void)
+{
+	const char *topo = getenv("VP2P_TOPOLOGY");
+	int n, fd, edus = edu_pci_count();
+
+	vfd = vgem_p2p_open();
+	for (n = 0; n < MAX_EDU && n < edus; n++) {
+		struct drm_vgem_p2p_peer q;
+		int *slot;
+		bool p2p;
+
+		fd = edu_open_promised(n);
+		q = edu_peer_nth(vfd, n);
+		p2p = p2p_reachable(vfd, fd);
+		igt_assert_f(p2p == (q.path != VGEM_P2P_PEER_NONE),
+			     "edu_nic%d: the kernel says path %u, a mapping went %s\n",
+			     n, q.path, p2p ? "p2p" : "to system memory");
+		slot = p2p ? &near_fd : &far_fd;
+		if (*slot < 0)
+			*slot = fd;
+		else
+			close(fd);
+	}
+	if (topo && !strcmp(topo, "multi"))
+		igt_assert_f(near_fd >= 0 && far_fd >= 0,
+			     "multi: no edu %s the exporter p2p\n",
+			     near_fd < 0 ? "reaches" : "is refused by");
+	igt_require_f(near_fd >= 0 && far_fd >= 0,
+		      "needs one edu that reaches the exporter p2p and one that does not (multi)\n");
+}
+
 igt_main
 {
-	/*
-	 * Every edu device on the bus must have its edu_nic node, and the
-	 * kernel (PEER) says which reach the exporter; each mapping must get
-	 * what it says. Skip only where it says the mix is not there, and
-	 * never on multi, whose topology promises it (edu0 and edu1 behind
-	 * the exporter's switch, edu2 on a root port of its own).
-	 */
-	igt_fixture {
-		const char *topo = getenv("VP2P_TOPOLOGY");
-		int n, fd, edus = edu_pci_count();
-
-		vfd = vgem_p2p_open();
-		for (n = 0; n < MAX_EDU && n < edus; n++) {
-			struct drm_vgem_p2p_peer q;
-			int *slot;
-			bool p2p;
-
-			fd = edu_open_promised(n);
-			q = edu_peer_nth(vfd, n);
-			p2p = p2p_reachable(vfd, fd);
-			igt_assert_f(p2p == (q.path != VGEM_P2P_PEER_NONE),
-				     "edu_nic%d: the kernel says path %u, a mapping went %s\n",
-				     n, q.path, p2p ? "p2p" : "to system memory");
-			slot = p2p ? &near_fd : &far_fd;
-			if (*slot < 0)
-				*slot = fd;
-			else
-				close(fd);
-		}
-		if (topo && !strcmp(topo, "multi"))
-			igt_assert_f(near_fd >= 0 && far_fd >= 0,
-				     "multi: no edu %s the exporter p2p\n",
-				     near_fd < 0 ? "reaches" : "is refused by");
-		igt_require_f(near_fd >= 0 && far_fd >= 0,
-			      "needs one edu that reaches the exporter p2p and one that does not (multi)\n");
-	}
+	igt_fixture
+		open_near_and_far();
 
 	igt_describe("Alternating DMA from a p2p and a refused importer on a 4 MiB object: data intact, at most one move after the first refused mapping, no EBUSY.");
 	igt_subtest("alternate-4M")
@@ -299,254 +553,16 @@ igt_main
 		alternate(64 << 20, 3);
 
 	igt_describe("The object stays in system memory while the refused importer maps it, and returns to VRAM at the next p2p mapping after it unregisters.");
-	igt_subtest("return-after-refused-unregisters") {
-		uint64_t size = 1 << 20;
-		uint32_t h = vgem_p2p_create(vfd, size, 0), knear, kfar;
-		char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		char *ref = malloc(size), *buf = malloc(size);
-		struct drm_vgem_p2p_obj_info i;
-		unsigned int ebusy = 0;
-		uint64_t moves, fallbacks;
-
-		igt_assert(ref && buf);
-		edu_fill(ref, size, 7);
-		memcpy(p, ref, size);
-		igt_assert_eq(vgem_p2p_info(vfd, h).reason,
-			      VGEM_P2P_REASON_CREATE);
-
-		kfar = reg_count_busy(far_fd, p, size, &ebusy);
-		i = vgem_p2p_info(vfd, h);
-		igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
-		moves = i.moves;
-		fallbacks = i.fallback_maps;
-
-		/* A new p2p mapping while the refused one lives: no move */
-		knear = reg_count_busy(near_fd, p, size, &ebusy);
-		i = vgem_p2p_info(vfd, h);
-		igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
-		igt_assert_eq_u64(i.moves, moves);
-		/* served from system memory (edu_nic cannot tell) */
-		igt_assert_eq_u64(i.fallback_maps, fallbacks + 1);
-		fallbacks = i.fallback_maps;
-
-		/*
-		 * The refused importer goes: nothing moves by itself (the
-		 * p2p importer's mirror of system pages stays valid), and
-		 * the reason says why it is still there.
-		 */
-		igt_assert_eq(edu_dereg_err(far_fd, kfar), 0);
-		i = vgem_p2p_info(vfd, h);
-		igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
-		igt_assert_eq_u64(i.moves, moves);
-		dma_count_busy(near_fd, knear, EDU_NIC_DMA_FROM_MR, 0, size,
-			       buf, &ebusy);
-		igt_assert(!memcmp(buf, ref, size));
-		igt_assert_eq_u64(vgem_p2p_info(vfd, h).moves, moves);
-
-		/* The next p2p mapping brings it back, with one move */
-		igt_assert_eq(edu_dereg_err(near_fd, knear), 0);
-		knear = reg_count_busy(near_fd, p, size, &ebusy);
-		i = vgem_p2p_info(vfd, h);
-		igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert_eq(i.reason, VGEM_P2P_REASON_RETURNED);
-		igt_assert_eq_u64(i.moves, moves + 1);
-		/* and p2p this time: no new fallback mapping */
-		igt_assert_eq_u64(i.fallback_maps, fallbacks);
-		memset(buf, 0xee, size);
-		dma_count_busy(near_fd, knear, EDU_NIC_DMA_FROM_MR, 0, size,
-			       buf, &ebusy);
-		igt_assert(!memcmp(buf, ref, size));
-		igt_assert(!memcmp(p, ref, size));
-		igt_assert_eq(ebusy, 0);
-
-		igt_assert_eq(edu_dereg_err(near_fd, knear), 0);
-		munmap(p, size);
-		gem_close(vfd, h);
-		free(ref);
-		free(buf);
-	}
+	igt_subtest("return-after-refused-unregisters")
+		test_return_after_refused_unregisters();
 
 	igt_describe("Compaction invalidates only the objects it moves: the importer mappings of objects that stay where they are survive it.");
-	igt_subtest("compaction-invalidates-only-movers") {
-		const uint64_t chunk = 4 << 20;
-		struct drm_vgem_p2p_stats st, s1;
-		unsigned int n, i, stayed = 0, moved = 0, ebusy = 0;
-		uint32_t *h, *key, big;
-		uint64_t *off, *inv, *moves;
-		char **p;
-
-		/* the subtests before freed their objects: any left leaked */
-		igt_assert_f(wait_vram_used(0), "%llu bytes of VRAM in use\n",
-			     (unsigned long long)vgem_p2p_stats(vfd).vram_used);
-		st = vgem_p2p_stats(vfd);
-		n = st.vram_size / chunk;
-		igt_assert(n >= 6);
-		h = calloc(n, sizeof(*h));
-		key = calloc(n, sizeof(*key));
-		off = calloc(n, sizeof(*off));
-		inv = calloc(n, sizeof(*inv));
-		moves = calloc(n, sizeof(*moves));
-		p = calloc(n, sizeof(*p));
-		igt_assert(h && key && off && inv && moves && p);
-
-		/* fill VRAM, each object mirrored p2p by the near importer */
-		for (i = 0; i < n; i++) {
-			struct drm_vgem_p2p_obj_info info;
-
-			h[i] = vgem_p2p_create(vfd, chunk, 0);
-			p[i] = vgem_p2p_mmap(vfd, h[i], chunk,
-					     PROT_READ | PROT_WRITE);
-			fill_sparse(p[i], chunk, 300 + i);
-			key[i] = reg_count_busy(near_fd, p[i], chunk, &ebusy);
-			info = vgem_p2p_info(vfd, h[i]);
-			igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
-			off[i] = info.vram_offset;
-		}
-		/*
-		 * Holes of one chunk above objects 0 and 1, which have none
-		 * below them: compaction leaves those two where they are.
-		 */
-		for (i = 2; i < n; i += 2) {
-			igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
-			munmap(p[i], chunk);
-			gem_close(vfd, h[i]);
-			h[i] = 0;
-		}
-		igt_assert(wait_vram_used(st.vram_size - (n - 1) / 2 * chunk));
-		for (i = 0; i < n; i++) {
-			if (!h[i])
-				continue;
-			inv[i] = edu_mr_stats(near_fd, key[i]).stats.invalidations;
-			moves[i] = vgem_p2p_info(vfd, h[i]).moves;
-		}
-
-		/* two chunks fit in no hole: VRAM must be compacted */
-		st = vgem_p2p_stats(vfd);
-		big = vgem_p2p_create(vfd, 2 * chunk, 0);
-		s1 = vgem_p2p_stats(vfd);
-		igt_assert(s1.compactions > st.compactions);
-		igt_assert_eq_u64(s1.evictions, st.evictions);
-
-		for (i = 0; i < n; i++) {
-			struct drm_vgem_p2p_obj_info info;
-			uint64_t inv1;
-
-			if (!h[i])
-				continue;
-			info = vgem_p2p_info(vfd, h[i]);
-			inv1 = edu_mr_stats(near_fd, key[i]).stats.invalidations;
-			igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
-			if (info.vram_offset == off[i]) {
-				stayed++;
-				igt_assert_eq_u64(info.moves, moves[i]);
-				igt_assert_f(inv1 == inv[i],
-					     "object %u stayed at %#llx but its importer was invalidated %llu times\n",
-					     i, (unsigned long long)off[i],
-					     (unsigned long long)(inv1 - inv[i]));
-			} else {
-				moved++;
-				igt_assert(info.moves > moves[i]);
-				igt_assert(inv1 > inv[i]);
-			}
-			igt_assert(check_sparse(p[i], chunk, 300 + i));
-		}
-		igt_info("compaction: %u objects stayed, %u moved; %llu invalidations in all\n",
-			 stayed, moved,
-			 (unsigned long long)(s1.invalidations - st.invalidations));
-		igt_assert_lte(2, stayed);
-		igt_assert_lte(1, moved);
-		igt_assert_eq(ebusy, 0);
-
-		gem_close(vfd, big);
-		for (i = 0; i < n; i++) {
-			if (!h[i])
-				continue;
-			igt_assert_eq(edu_dereg_err(near_fd, key[i]), 0);
-			munmap(p[i], chunk);
-			gem_close(vfd, h[i]);
-		}
-		free(h);
-		free(key);
-		free(off);
-		free(inv);
-		free(moves);
-		free(p);
-	}
+	igt_subtest("compaction-invalidates-only-movers")
+		test_compaction_invalidates_only_movers();
 
 	igt_describe("A move copies without the device lock: while a 64 MiB object is copied out of VRAM and back, another importer's mappings of another object are made, DMAed from and released (vgem_p2p tracepoints), its data intact.");
-	igt_subtest("move-stalls-only-its-object") {
-		const uint64_t big_size = 64 << 20, size = 256 << 10;
-		struct other_stream s = { .fd = near_fd, .size = size };
-		unsigned int windows, during, i;
-		struct drm_vgem_p2p_obj_info info;
-		uint32_t big, h;
-		char *pbig, *ref, *text;
-		pthread_t thread;
-		uint64_t moves;
-
-		igt_require(access(TRACING "/events/vgem_p2p/enable", W_OK) == 0);
-		igt_assert(wait_vram_used(0));
-		big = vgem_p2p_create(vfd, big_size, 0);
-		pbig = vgem_p2p_mmap(vfd, big, big_size, PROT_READ | PROT_WRITE);
-		fill_sparse(pbig, big_size, 41);
-		h = vgem_p2p_create(vfd, size, 0);
-		s.p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-		ref = malloc(size);
-		igt_assert(ref);
-		edu_fill(ref, size, 42);
-		memcpy(s.p, ref, size);
-		s.ref = ref;
-		info = vgem_p2p_info(vfd, h);
-		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
-		moves = info.moves;
-
-		write_file(TRACING "/tracing_on", "0");
-		write_file(TRACING "/trace", "");
-		write_file(TRACING "/events/vgem_p2p/enable", "1");
-		write_file(TRACING "/tracing_on", "1");
-
-		igt_assert_eq(pthread_create(&thread, NULL, other_stream_thread,
-					     &s), 0);
-		/* the other importer is streaming before the first move */
-		for (i = 0; i < 6000 && !__atomic_load_n(&s.rounds,
-							 __ATOMIC_ACQUIRE); i++)
-			msleep(10);
-		vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_SYSTEM, 0);
-		vgem_p2p_move(vfd, big, VGEM_P2P_MOVE_VRAM, 0);
-		__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
-		pthread_join(thread, NULL);
-
-		write_file(TRACING "/tracing_on", "0");
-		write_file(TRACING "/events/vgem_p2p/enable", "0");
-		text = slurp(TRACING "/trace");
-		during = maps_during_moves(text, big_size, &windows);
-		free(text);
-		write_file(TRACING "/trace", "");
-		write_file(TRACING "/tracing_on", "1");
-
-		igt_info("%u rounds of the other importer; %u made and released while the %llu MiB object was copying, over %u moves\n",
-			 s.rounds, during,
-			 (unsigned long long)(big_size >> 20), windows);
-		igt_assert_eq(s.err, 0);
-		igt_assert_eq(s.mismatches, 0);
-		igt_assert_lt(0, s.rounds);
-		igt_assert_eq(windows, 2);
-		igt_assert_f(during > 0,
-			     "the other object was never mapped while the large one was copying\n");
-		igt_assert(check_sparse(pbig, big_size, 41));
-		info = vgem_p2p_info(vfd, h);
-		igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert_eq_u64(info.moves, moves);
-
-		munmap(s.p, size);
-		munmap(pbig, big_size);
-		gem_close(vfd, h);
-		gem_close(vfd, big);
-		free(ref);
-	}
+	igt_subtest("move-stalls-only-its-object")
+		test_move_stalls_only_its_object();
 
 	igt_fixture {
 		close(near_fd);

@@ -139,9 +139,85 @@ static void *mover_thread(void *arg)
 	return NULL;
 }
 
-igt_main
+static void test_move_storm_streams(int vfd, const int *fds,
+				    bool two_devices)
 {
 	struct stream streams[NSTREAMS] = {};
+	struct drm_vgem_p2p_stats s0, s1;
+	struct soak soak = { .vfd = vfd };
+	struct mover mv = { .soak = &soak };
+	pthread_t mt, st[NSTREAMS];
+	unsigned long total = 0, bad = 0, dev = 0;
+	uint64_t inval = 0;
+	double end;
+	int i;
+
+	soak.handle = vgem_p2p_create(vfd, OBJ_SIZE, 0);
+	soak.map = vgem_p2p_mmap(vfd, soak.handle, OBJ_SIZE,
+				 PROT_READ | PROT_WRITE);
+	memset(soak.map, 0, OBJ_SIZE);
+	for (i = 0; i < NSTREAMS; i++) {
+		streams[i] = (struct stream){
+			.soak = &soak, .fd = fds[i], .index = i,
+			.key = edu_reg(fds[i], soak.map + i * SLICE,
+				       SLICE, RW, 0),
+		};
+	}
+	s0 = vgem_p2p_stats(vfd);
+
+	igt_info("%u s, streams from %s\n", soak_seconds(),
+		 two_devices ? "two edu devices" : "one edu device");
+	for (i = 0; i < NSTREAMS; i++)
+		igt_assert_eq(pthread_create(&st[i], NULL,
+					     stream_thread,
+					     &streams[i]), 0);
+	igt_assert_eq(pthread_create(&mt, NULL, mover_thread, &mv), 0);
+	end = now() + soak_seconds();
+	while (now() < end && !mv.err)
+		usleep(100 * 1000);
+	soak.stop = 1;
+	pthread_join(mt, NULL);
+	for (i = 0; i < NSTREAMS; i++)
+		pthread_join(st[i], NULL);
+	s1 = vgem_p2p_stats(vfd);
+
+	for (i = 0; i < NSTREAMS; i++) {
+		struct edu_nic_mr_stats ms = edu_mr_stats(fds[i],
+							  streams[i].key);
+
+		igt_info("stream %d: %lu generations (%lu by device DMA), %lu mismatches, %lu busy retries, err %d, %llu invalidations, %llu remaps\n",
+			 i, streams[i].iterations,
+			 streams[i].device_dmas, streams[i].mismatches,
+			 streams[i].busy, streams[i].err,
+			 (unsigned long long)ms.stats.invalidations,
+			 (unsigned long long)ms.stats.remaps);
+		igt_assert_eq(streams[i].err, 0);
+		total += streams[i].iterations;
+		bad += streams[i].mismatches;
+		dev += streams[i].device_dmas;
+		inval += ms.stats.invalidations;
+		igt_assert_eq(edu_dereg_err(fds[i], streams[i].key), 0);
+	}
+	igt_info("%lu moves (err %d), device moves +%llu, invalidations +%llu; %lu generations, %lu mismatches\n",
+		 mv.moves, mv.err,
+		 (unsigned long long)(s1.moves - s0.moves),
+		 (unsigned long long)(s1.invalidations - s0.invalidations),
+		 total, bad);
+	igt_assert_eq(mv.err, 0);
+	igt_assert_eq(bad, 0);
+	/* The soak must have raced something to mean anything */
+	igt_assert(mv.moves >= 10);
+	igt_assert(total >= 10);
+	igt_assert(dev >= 1);
+	igt_assert(inval >= 1);
+	igt_assert_eq(vgem_p2p_info(vfd, soak.handle).mappings, 0);
+	munmap(soak.map, OBJ_SIZE);
+	gem_close(vfd, soak.handle);
+
+}
+
+igt_main
+{
 	int vfd = -1, fds[NSTREAMS] = { -1, -1 };
 	bool two_devices = false;
 	int i;
@@ -156,77 +232,8 @@ igt_main
 	}
 
 	igt_describe("Forced moves storm one object while two importers write and read back their slices; every byte checks out.");
-	igt_subtest("move-storm-streams") {
-		struct drm_vgem_p2p_stats s0, s1;
-		struct soak soak = { .vfd = vfd };
-		struct mover mv = { .soak = &soak };
-		pthread_t mt, st[NSTREAMS];
-		unsigned long total = 0, bad = 0, dev = 0;
-		uint64_t inval = 0;
-		double end;
-
-		soak.handle = vgem_p2p_create(vfd, OBJ_SIZE, 0);
-		soak.map = vgem_p2p_mmap(vfd, soak.handle, OBJ_SIZE,
-					 PROT_READ | PROT_WRITE);
-		memset(soak.map, 0, OBJ_SIZE);
-		for (i = 0; i < NSTREAMS; i++) {
-			streams[i] = (struct stream){
-				.soak = &soak, .fd = fds[i], .index = i,
-				.key = edu_reg(fds[i], soak.map + i * SLICE,
-					       SLICE, RW, 0),
-			};
-		}
-		s0 = vgem_p2p_stats(vfd);
-
-		igt_info("%u s, streams from %s\n", soak_seconds(),
-			 two_devices ? "two edu devices" : "one edu device");
-		for (i = 0; i < NSTREAMS; i++)
-			igt_assert_eq(pthread_create(&st[i], NULL,
-						     stream_thread,
-						     &streams[i]), 0);
-		igt_assert_eq(pthread_create(&mt, NULL, mover_thread, &mv), 0);
-		end = now() + soak_seconds();
-		while (now() < end && !mv.err)
-			usleep(100 * 1000);
-		soak.stop = 1;
-		pthread_join(mt, NULL);
-		for (i = 0; i < NSTREAMS; i++)
-			pthread_join(st[i], NULL);
-		s1 = vgem_p2p_stats(vfd);
-
-		for (i = 0; i < NSTREAMS; i++) {
-			struct edu_nic_mr_stats ms = edu_mr_stats(fds[i],
-								  streams[i].key);
-
-			igt_info("stream %d: %lu generations (%lu by device DMA), %lu mismatches, %lu busy retries, err %d, %llu invalidations, %llu remaps\n",
-				 i, streams[i].iterations,
-				 streams[i].device_dmas, streams[i].mismatches,
-				 streams[i].busy, streams[i].err,
-				 (unsigned long long)ms.stats.invalidations,
-				 (unsigned long long)ms.stats.remaps);
-			igt_assert_eq(streams[i].err, 0);
-			total += streams[i].iterations;
-			bad += streams[i].mismatches;
-			dev += streams[i].device_dmas;
-			inval += ms.stats.invalidations;
-			igt_assert_eq(edu_dereg_err(fds[i], streams[i].key), 0);
-		}
-		igt_info("%lu moves (err %d), device moves +%llu, invalidations +%llu; %lu generations, %lu mismatches\n",
-			 mv.moves, mv.err,
-			 (unsigned long long)(s1.moves - s0.moves),
-			 (unsigned long long)(s1.invalidations - s0.invalidations),
-			 total, bad);
-		igt_assert_eq(mv.err, 0);
-		igt_assert_eq(bad, 0);
-		/* The soak must have raced something to mean anything */
-		igt_assert(mv.moves >= 10);
-		igt_assert(total >= 10);
-		igt_assert(dev >= 1);
-		igt_assert(inval >= 1);
-		igt_assert_eq(vgem_p2p_info(vfd, soak.handle).mappings, 0);
-		munmap(soak.map, OBJ_SIZE);
-		gem_close(vfd, soak.handle);
-	}
+	igt_subtest("move-storm-streams")
+		test_move_storm_streams(vfd, fds, two_devices);
 
 	igt_fixture {
 		for (i = 0; i < NSTREAMS; i++)

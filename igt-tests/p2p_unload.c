@@ -223,6 +223,269 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 	gem_close(vfd, h);
 }
 
+static void test_rmmod_busy(void)
+{
+	int vfd = vgem_p2p_open(), efd = edu_open();
+
+	igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+	igt_assert_eq(mod_unload(IMPORTER), -EWOULDBLOCK);
+	vgem_p2p_stats(vfd);
+	edu_dev_stats(efd);
+	close(efd);
+	close(vfd);
+}
+
+static void test_unload_every_order(void)
+{
+	int order;
+
+	for (order = 0; order < 4; order++) {
+		int first_out = order & 1 ? IMPORTER : EXPORTER;
+		int first_in = order & 2 ? IMPORTER : EXPORTER;
+		int vfd = vgem_p2p_open(), efd = edu_open();
+		struct drm_vgem_p2p_stats v0, v1;
+		struct edu_nic_stats e0, e1;
+		int ready[2];
+		pid_t pid;
+
+		v0 = vgem_p2p_stats(vfd);
+		e0 = edu_dev_stats(efd).stats;
+		igt_assert_eq(pipe(ready), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int cvfd = vgem_p2p_open_nth(0);
+			int cefd = edu_open();
+			char buf[EDU_PAGE];
+			struct everything e;
+
+			e = map_everything(cvfd, cefd);
+			/* one device DMA done, and it read right */
+			edu_child_report(ready[1],
+					 !edu_dma_err(cefd, e.key,
+						      EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE,
+						      0, sizeof(buf),
+						      buf) &&
+					 !memcmp(buf, e.vram,
+						 sizeof(buf)));
+			for (;;)
+				edu_dma_err(cefd, e.key,
+					    EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0,
+					    sizeof(buf), buf);
+		}
+		/* its device DMA read the right bytes */
+		edu_child_ready(pid, ready);
+		/* the child's mappings exist before the kill */
+		v1 = vgem_p2p_stats(vfd);
+		e1 = edu_dev_stats(efd).stats;
+		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 2);
+		edu_child_assert(pid, e1.cur_pages_p2p +
+				      e1.cur_pages_system ==
+				      e0.cur_pages_p2p +
+				      e0.cur_pages_system +
+				      2 * SIZE / EDU_PAGE);
+		edu_child_assert(pid, v1.devmem_used ==
+				      v0.devmem_used + SIZE);
+		edu_child_assert(pid, v1.vram_used >=
+				      v0.vram_used + SIZE);
+
+		edu_child_kill(pid);
+		/* and are gone after it */
+		v1 = vgem_p2p_stats(vfd);
+		e1 = edu_dev_stats(efd).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
+		igt_assert_eq_u64(e1.cur_pages_system,
+				  e0.cur_pages_system);
+		igt_assert_eq_u64(v1.devmem_used, v0.devmem_used);
+		close(efd);
+		close(vfd);
+
+		igt_info("order %d: unload %s first, load %s first\n",
+			 order, mod_name[first_out], mod_name[first_in]);
+		igt_assert_eq(mod_unload(first_out), 0);
+		igt_assert_eq(mod_unload(!first_out), 0);
+		igt_assert_eq(mod_load(first_in), 0);
+		igt_assert_eq(mod_load(!first_in), 0);
+	}
+	/* And the pair still works */
+	{
+		int vfd = vgem_p2p_open(), efd = edu_open();
+
+		struct everything e = map_everything(vfd, efd);
+
+		/* The mapping and the vma pin the module until gone */
+		munmap(e.vram, SIZE);
+		munmap(e.anon, SIZE);
+		close(efd);
+		close(vfd);
+	}
+}
+
+static void test_unload_after_dmabuf_mmap(void)
+{
+	int vfd = vgem_p2p_open();
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	int dmabuf;
+	char *d;
+
+	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR,
+					 &dmabuf), 0);
+	d = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf,
+		 0);
+	igt_assert(d != MAP_FAILED);
+	fill_pattern(d, SIZE, 9);
+	gem_close(vfd, h);
+	close(dmabuf);
+	close(vfd);
+	/* only the mapping is left, and it holds the module */
+	igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+	igt_assert(check_pattern(d, SIZE, 9));
+	munmap(d, SIZE);
+	igt_assert_eq(mod_unload(EXPORTER), 0);
+	igt_assert_eq(mod_load(EXPORTER), 0);
+}
+
+static void test_unload_exporter_with_devmem_pages(void)
+{
+	int vfd = vgem_p2p_open(), efd = edu_open();
+	char *anon = edu_anon(SIZE), ref[SIZE], buf[SIZE];
+	struct drm_vgem_p2p_migrate m = {
+		.addr = (uintptr_t)anon, .size = SIZE,
+		.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
+	};
+	struct edu_nic_mr_stats s;
+	uint32_t key;
+
+	edu_fill(ref, SIZE, 3);
+	memcpy(anon, ref, SIZE);
+	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
+	igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
+	key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ,
+		      EDU_NIC_REG_MR_PREFETCH);
+	igt_assert_eq_u64(edu_mr_stats(efd, key).stats.pages_p2p,
+			  SIZE / EDU_PAGE);
+	close(vfd);
+
+	/* The live p2p mapping holds the exporter's code in place */
+	igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+	/* Nothing else does: the pages still on the device come back */
+	igt_assert_eq(mod_unload(EXPORTER), 0);
+
+	igt_assert(!memcmp(anon, ref, SIZE));
+	key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ, 0);
+	memset(buf, 0, SIZE);
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		SIZE, buf);
+	igt_assert(!memcmp(buf, ref, SIZE));
+	s = edu_mr_stats(efd, key);
+	igt_assert_eq_u64(s.stats.pages_p2p, 0);
+	igt_assert_eq_u64(s.stats.pages_system, SIZE / EDU_PAGE);
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+	munmap(anon, SIZE);
+	close(efd);
+	igt_assert_eq(mod_load(EXPORTER), 0);
+}
+
+static void test_unbind_exporter_under_vram_mapping(void)
+{
+	int vfd = vgem_p2p_open(), efd = edu_open();
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ);
+	char path[96], bdf[32], buf[64];
+	struct edu_nic_mr_stats s0, s1;
+	uint32_t key;
+	int ret;
+
+	key = edu_reg(efd, vram, SIZE, EDU_NIC_ACCESS_READ,
+		      EDU_NIC_REG_MR_PREFETCH);
+	s0 = edu_mr_stats(efd, key);
+	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
+		 vgem_p2p_card(vfd));
+	pci_addr(path, bdf, sizeof(bdf));
+
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);
+
+	s1 = edu_mr_stats(efd, key);
+	igt_assert(s1.stats.invalidations > s0.stats.invalidations);
+	igt_assert_eq(s1.state & EDU_NIC_MR_MIRRORED, 0);
+	ret = edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
+			  EDU_NIC_MODE_DEVICE, 0, sizeof(buf), buf);
+	igt_info("importer DMA after unbind: %d (%s)\n", ret,
+		 strerror(-ret));
+	igt_assert_eq(ret, -ENODEV);
+
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+	munmap(vram, SIZE);
+	close(vfd);
+	close(efd);
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
+	vfd = vgem_p2p_open();
+	close(vfd);
+}
+
+static void test_importer_dma_bits(void)
+{
+	struct drm_vgem_p2p_peer q;
+	uint64_t vma_p2p, dmabuf_p2p;
+	int vfd, efd;
+
+	/*
+	 * The default: 28 bits. Without an IOMMU, dma-direct accepts
+	 * that mask only where all memory is below 256 MiB or a
+	 * ZONE_DMA backs it; this guest has neither (2 GiB, no
+	 * ZONE_DMA), so the device stays unbound: refused, not
+	 * corrupted.
+	 */
+	reload_importer("");
+	igt_assert_eq(edu_dma_bits_param(), 28);
+	if (access("/sys/class/misc/edu_nic0", F_OK) == 0)
+		igt_assert_eq_u64(edu_dma_mask(), 0xfffffffull);
+	else
+		igt_info("28-bit mask refused by the DMA API: unbound\n");
+
+	igt_assert_eq(mod_unload(IMPORTER), 0);
+	igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=27"),
+		      -EINVAL);
+	igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=65"),
+		      -EINVAL);
+
+	/*
+	 * 31 bits: all of the guest's 2 GiB of RAM, none of the BAR
+	 * (the PCI hole starts at or above 2 GiB).
+	 */
+	igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=31"), 0);
+	igt_assert_eq(edu_dma_bits_param(), 31);
+	igt_assert_eq_u64(edu_dma_mask(), 0x7fffffffull);
+	vfd = vgem_p2p_open();
+	/*
+	 * The kernel says edu could reach the BAR (else there is no p2p
+	 * to refuse here), and that a mapping for it gets no p2p: its bus
+	 * addresses are beyond the mask.
+	 */
+	q = edu_peer_nth(vfd, 0);
+	igt_require_f(q.reachable, "edu_nic0 cannot reach the exporter p2p\n");
+	igt_assert_eq_u32(q.path, VGEM_P2P_PEER_NONE);
+	efd = edu_open();
+	vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
+	igt_assert_eq_u64(vma_p2p, 0);
+	igt_assert_eq_u64(dmabuf_p2p, 0);
+	close(efd);
+
+	reload_importer("dma_bits=64");
+	igt_assert_eq_u64(edu_dma_mask(), ~0ull);
+	efd = edu_open();
+	vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
+	igt_assert_eq_u64(vma_p2p, SIZE / EDU_PAGE);
+	igt_assert_eq_u64(dmabuf_p2p, SIZE / EDU_PAGE);
+	close(efd);
+	close(vfd);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -232,260 +495,28 @@ igt_main
 	}
 
 	igt_describe("Neither module unloads while a file of its device is open.");
-	igt_subtest("rmmod-busy") {
-		int vfd = vgem_p2p_open(), efd = edu_open();
-
-		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
-		igt_assert_eq(mod_unload(IMPORTER), -EWOULDBLOCK);
-		vgem_p2p_stats(vfd);
-		edu_dev_stats(efd);
-		close(efd);
-		close(vfd);
-	}
+	igt_subtest("rmmod-busy")
+		test_rmmod_busy();
 
 	igt_describe("A process maps VRAM and device-private pages to the importer and is killed mid-DMA; both modules then unload and reload in every order. Before each kill the parent sees the child's two registrations mirrored and its device pages in use, and after it sees them gone.");
-	igt_subtest("unload-every-order") {
-		int order;
-
-		for (order = 0; order < 4; order++) {
-			int first_out = order & 1 ? IMPORTER : EXPORTER;
-			int first_in = order & 2 ? IMPORTER : EXPORTER;
-			int vfd = vgem_p2p_open(), efd = edu_open();
-			struct drm_vgem_p2p_stats v0, v1;
-			struct edu_nic_stats e0, e1;
-			int ready[2];
-			pid_t pid;
-
-			v0 = vgem_p2p_stats(vfd);
-			e0 = edu_dev_stats(efd).stats;
-			igt_assert_eq(pipe(ready), 0);
-			pid = fork();
-			igt_assert(pid >= 0);
-			if (pid == 0) {
-				int cvfd = vgem_p2p_open_nth(0);
-				int cefd = edu_open();
-				char buf[EDU_PAGE];
-				struct everything e;
-
-				e = map_everything(cvfd, cefd);
-				/* one device DMA done, and it read right */
-				edu_child_report(ready[1],
-						 !edu_dma_err(cefd, e.key,
-							      EDU_NIC_DMA_FROM_MR,
-							      EDU_NIC_MODE_DEVICE,
-							      0, sizeof(buf),
-							      buf) &&
-						 !memcmp(buf, e.vram,
-							 sizeof(buf)));
-				for (;;)
-					edu_dma_err(cefd, e.key,
-						    EDU_NIC_DMA_FROM_MR,
-						    EDU_NIC_MODE_DEVICE, 0,
-						    sizeof(buf), buf);
-			}
-			/* its device DMA read the right bytes */
-			edu_child_ready(pid, ready);
-			/* the child's mappings exist before the kill */
-			v1 = vgem_p2p_stats(vfd);
-			e1 = edu_dev_stats(efd).stats;
-			edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 2);
-			edu_child_assert(pid, e1.cur_pages_p2p +
-					      e1.cur_pages_system ==
-					      e0.cur_pages_p2p +
-					      e0.cur_pages_system +
-					      2 * SIZE / EDU_PAGE);
-			edu_child_assert(pid, v1.devmem_used ==
-					      v0.devmem_used + SIZE);
-			edu_child_assert(pid, v1.vram_used >=
-					      v0.vram_used + SIZE);
-
-			edu_child_kill(pid);
-			/* and are gone after it */
-			v1 = vgem_p2p_stats(vfd);
-			e1 = edu_dev_stats(efd).stats;
-			igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
-			igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
-			igt_assert_eq_u64(e1.cur_pages_system,
-					  e0.cur_pages_system);
-			igt_assert_eq_u64(v1.devmem_used, v0.devmem_used);
-			close(efd);
-			close(vfd);
-
-			igt_info("order %d: unload %s first, load %s first\n",
-				 order, mod_name[first_out], mod_name[first_in]);
-			igt_assert_eq(mod_unload(first_out), 0);
-			igt_assert_eq(mod_unload(!first_out), 0);
-			igt_assert_eq(mod_load(first_in), 0);
-			igt_assert_eq(mod_load(!first_in), 0);
-		}
-		/* And the pair still works */
-		{
-			int vfd = vgem_p2p_open(), efd = edu_open();
-
-			struct everything e = map_everything(vfd, efd);
-
-			/* The mapping and the vma pin the module until gone */
-			munmap(e.vram, SIZE);
-			munmap(e.anon, SIZE);
-			close(efd);
-			close(vfd);
-		}
-	}
+	igt_subtest("unload-every-order")
+		test_unload_every_order();
 
 	igt_describe("A dma-buf mmap pins the exporter module while it exists, as any mmap of its memory does; once it and the fds are gone, the module unloads and loads again.");
-	igt_subtest("unload-after-dmabuf-mmap") {
-		int vfd = vgem_p2p_open();
-		uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
-		int dmabuf;
-		char *d;
-
-		igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR,
-						 &dmabuf), 0);
-		d = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf,
-			 0);
-		igt_assert(d != MAP_FAILED);
-		fill_pattern(d, SIZE, 9);
-		gem_close(vfd, h);
-		close(dmabuf);
-		close(vfd);
-		/* only the mapping is left, and it holds the module */
-		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
-		igt_assert(check_pattern(d, SIZE, 9));
-		munmap(d, SIZE);
-		igt_assert_eq(mod_unload(EXPORTER), 0);
-		igt_assert_eq(mod_load(EXPORTER), 0);
-	}
+	igt_subtest("unload-after-dmabuf-mmap")
+		test_unload_after_dmabuf_mmap();
 
 	igt_describe("An importer's p2p mapping of device-private pages pins the exporter module; once released, unloading the exporter migrates the pages back to RAM with their data.");
-	igt_subtest("unload-exporter-with-devmem-pages") {
-		int vfd = vgem_p2p_open(), efd = edu_open();
-		char *anon = edu_anon(SIZE), ref[SIZE], buf[SIZE];
-		struct drm_vgem_p2p_migrate m = {
-			.addr = (uintptr_t)anon, .size = SIZE,
-			.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
-		};
-		struct edu_nic_mr_stats s;
-		uint32_t key;
-
-		edu_fill(ref, SIZE, 3);
-		memcpy(anon, ref, SIZE);
-		do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
-		igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
-		key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ,
-			      EDU_NIC_REG_MR_PREFETCH);
-		igt_assert_eq_u64(edu_mr_stats(efd, key).stats.pages_p2p,
-				  SIZE / EDU_PAGE);
-		close(vfd);
-
-		/* The live p2p mapping holds the exporter's code in place */
-		igt_assert_eq(mod_unload(EXPORTER), -EWOULDBLOCK);
-		igt_assert_eq(edu_dereg_err(efd, key), 0);
-		/* Nothing else does: the pages still on the device come back */
-		igt_assert_eq(mod_unload(EXPORTER), 0);
-
-		igt_assert(!memcmp(anon, ref, SIZE));
-		key = edu_reg(efd, anon, SIZE, EDU_NIC_ACCESS_READ, 0);
-		memset(buf, 0, SIZE);
-		edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-			SIZE, buf);
-		igt_assert(!memcmp(buf, ref, SIZE));
-		s = edu_mr_stats(efd, key);
-		igt_assert_eq_u64(s.stats.pages_p2p, 0);
-		igt_assert_eq_u64(s.stats.pages_system, SIZE / EDU_PAGE);
-		igt_assert_eq(edu_dereg_err(efd, key), 0);
-		munmap(anon, SIZE);
-		close(efd);
-		igt_assert_eq(mod_load(EXPORTER), 0);
-	}
+	igt_subtest("unload-exporter-with-devmem-pages")
+		test_unload_exporter_with_devmem_pages();
 
 	igt_describe("Unbinding the exporter's PCI device under an importer's p2p mapping of VRAM revokes it: DMA fails with -ENODEV, never reads the BAR that went away.");
-	igt_subtest("unbind-exporter-under-vram-mapping") {
-		int vfd = vgem_p2p_open(), efd = edu_open();
-		uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
-		char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ);
-		char path[96], bdf[32], buf[64];
-		struct edu_nic_mr_stats s0, s1;
-		uint32_t key;
-		int ret;
-
-		key = edu_reg(efd, vram, SIZE, EDU_NIC_ACCESS_READ,
-			      EDU_NIC_REG_MR_PREFETCH);
-		s0 = edu_mr_stats(efd, key);
-		igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
-		snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
-			 vgem_p2p_card(vfd));
-		pci_addr(path, bdf, sizeof(bdf));
-
-		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);
-
-		s1 = edu_mr_stats(efd, key);
-		igt_assert(s1.stats.invalidations > s0.stats.invalidations);
-		igt_assert_eq(s1.state & EDU_NIC_MR_MIRRORED, 0);
-		ret = edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
-				  EDU_NIC_MODE_DEVICE, 0, sizeof(buf), buf);
-		igt_info("importer DMA after unbind: %d (%s)\n", ret,
-			 strerror(-ret));
-		igt_assert_eq(ret, -ENODEV);
-
-		igt_assert_eq(edu_dereg_err(efd, key), 0);
-		munmap(vram, SIZE);
-		close(vfd);
-		close(efd);
-		sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
-		vfd = vgem_p2p_open();
-		close(vfd);
-	}
+	igt_subtest("unbind-exporter-under-vram-mapping")
+		test_unbind_exporter_under_vram_mapping();
 
 	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
-	igt_subtest("importer-dma-bits") {
-		uint64_t vma_p2p, dmabuf_p2p;
-		int vfd, efd;
-
-		/*
-		 * The default: 28 bits. Without an IOMMU, dma-direct accepts
-		 * that mask only where all memory is below 256 MiB or a
-		 * ZONE_DMA backs it; this guest has neither (2 GiB, no
-		 * ZONE_DMA), so the device stays unbound: refused, not
-		 * corrupted.
-		 */
-		reload_importer("");
-		igt_assert_eq(edu_dma_bits_param(), 28);
-		if (access("/sys/class/misc/edu_nic0", F_OK) == 0)
-			igt_assert_eq_u64(edu_dma_mask(), 0xfffffffull);
-		else
-			igt_info("28-bit mask refused by the DMA API: unbound\n");
-
-		igt_assert_eq(mod_unload(IMPORTER), 0);
-		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=27"),
-			      -EINVAL);
-		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=65"),
-			      -EINVAL);
-
-		/*
-		 * 31 bits: all of the guest's 2 GiB of RAM, none of the BAR
-		 * (the PCI hole starts at or above 2 GiB).
-		 */
-		igt_assert_eq(mod_load_params(IMPORTER, "dma_bits=31"), 0);
-		igt_assert_eq(edu_dma_bits_param(), 31);
-		igt_assert_eq_u64(edu_dma_mask(), 0x7fffffffull);
-		igt_require_f(topology_wants_p2p() == 1,
-			      "needs a topology with p2p (switch)\n");
-		vfd = vgem_p2p_open();
-		efd = edu_open();
-		vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
-		igt_assert_eq_u64(vma_p2p, 0);
-		igt_assert_eq_u64(dmabuf_p2p, 0);
-		close(efd);
-
-		reload_importer("dma_bits=64");
-		igt_assert_eq_u64(edu_dma_mask(), ~0ull);
-		efd = edu_open();
-		vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
-		igt_assert_eq_u64(vma_p2p, SIZE / EDU_PAGE);
-		igt_assert_eq_u64(dmabuf_p2p, SIZE / EDU_PAGE);
-		close(efd);
-		close(vfd);
-	}
+	igt_subtest("importer-dma-bits")
+		test_importer_dma_bits();
 
 	igt_fixture
 		ensure_loaded();

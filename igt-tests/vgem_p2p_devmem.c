@@ -117,6 +117,290 @@ static void device_pfns(void *p, size_t npages, uint64_t *pfn)
 	close(fd);
 }
 
+static void test_migrate_roundtrip(int fd)
+{
+	size_t size = 64 * 4096;
+	void *p = anon(size);
+	struct drm_vgem_p2p_stats s0, s1;
+	uint64_t n;
+
+	fill_pattern(p, size, 300);
+	s0 = vgem_p2p_stats(fd);
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, 64);
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 64);
+	igt_assert(s1.devmem_used >= s0.devmem_used + size);
+	/* already there: nothing to do */
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, 0);
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
+			      &n), 0);
+	igt_assert_eq_u64(n, 64);
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 64);
+	igt_assert(check_pattern(p, size, 300));
+	munmap(p, size);
+}
+
+static void test_cpu_fault_migrates_back(int fd)
+{
+	size_t size = 16 * 4096;
+	void *p = anon(size);
+	struct drm_vgem_p2p_stats s0, s1;
+	uint64_t n;
+
+	fill_pattern(p, size, 301);
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, 16);
+	s0 = vgem_p2p_stats(fd);
+	igt_assert(check_pattern(p, size, 301));
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 16);
+	munmap(p, size);
+}
+
+static void test_munmap_while_on_device(int fd)
+{
+	size_t size = 32 * 4096;
+	struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd);
+	void *p = anon(size);
+	uint64_t n;
+
+	fill_pattern(p, size, 302);
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	munmap(p, size);
+	/* the device pages were freed */
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  s0.devmem_used);
+}
+
+static void test_exit_while_on_device(int fd)
+{
+	size_t size = 8 * 4096;
+	struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+	int ready[2], go[2], status;
+	pid_t pid;
+	char c;
+
+	igt_assert_eq(pipe(ready), 0);
+	igt_assert_eq(pipe(go), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		void *p = anon(size);
+		uint64_t n = 0;
+
+		fill_pattern(p, size, 303);
+		c = migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			    &n) || n != 8 ? 'x' : 'm';
+		if (write(ready[1], &c, 1) != 1 || c != 'm')
+			_exit(1);
+		/* exit with the pages on the device */
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
+	}
+	close(ready[1]);
+	close(go[0]);
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	/* the child's 8 pages are on the device */
+	child_assert(pid, c == 'm');
+	s1 = vgem_p2p_stats(fd);
+	child_assert(pid, s1.devmem_to_device ==
+			      s0.devmem_to_device + 8);
+	child_assert(pid, s1.devmem_used ==
+			      s0.devmem_used + size);
+	igt_assert_eq(write(go[1], "g", 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status));
+	igt_assert_eq(WEXITSTATUS(status), 0);
+	close(ready[0]);
+	close(go[1]);
+	/* the exit freed the device pages, without migrating them */
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
+	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram);
+}
+
+static void test_unpopulated_pages(int fd)
+{
+	size_t size = 8 * 4096, i;
+	struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+	uint32_t *p = anon(size);
+	uint64_t n;
+
+	/* never touched: zero pages migrate as zero */
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, 8);
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 8);
+	igt_assert_eq_u64(s1.devmem_used, s0.devmem_used + size);
+	for (i = 0; i < size / 4; i++)
+		igt_assert_f(!p[i], "word %zu: 0x%08x, expected 0\n",
+			     i, p[i]);
+	/* the reads faulted every page back */
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 8);
+	igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
+	munmap(p, size);
+}
+
+static void test_not_anonymous(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, 8192, 0);
+	void *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+	uint64_t n;
+
+	igt_assert_eq(migrate(fd, p, 8192, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), -EINVAL);
+	munmap(p, 8192);
+	gem_close(fd, h);
+}
+
+static void test_client_quota(int fd)
+{
+	unsigned long old_quota = get_quota();
+	size_t page = 4096, size = 32 * page;
+	int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
+	uint64_t used = vgem_p2p_stats(fd).devmem_used;
+	char *a = anon(size), *b = anon(16 * page);
+	char *c = anon(16 * page);
+
+	fill_pattern(a, size, 310);
+	fill_pattern(b, 16 * page, 311);
+	fill_pattern(c, 16 * page, 312);
+	set_quota(16);
+	migrate_expect(fd1, a, size, VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT,
+		       16);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  used + 16 * page);
+	/* another client: its own quota */
+	migrate_expect(fd2, b, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	/* already on the device */
+	migrate_expect(fd2, a, page, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 0);
+
+	/* back to RAM: fd1's charge goes, it may migrate again */
+	migrate_expect(fd1, a, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_RAM, 0, 16);
+	migrate_expect(fd1, a, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  used + 32 * page);
+	/* fd1 is at its quota ... */
+	migrate_expect(fd1, c, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
+	/* ... until munmap frees its device pages and their charge */
+	munmap(a, size);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  used + 16 * page);
+	migrate_expect(fd1, c, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  used + 32 * page);
+
+	/* files closed while their pages are on the device */
+	close(fd1);
+	close(fd2);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
+			  used + 32 * page);
+	igt_assert(check_pattern(b, 16 * page, 311));
+	igt_assert(check_pattern(c, 16 * page, 312));
+	/* faulted home, their charges gone with them */
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	munmap(b, 16 * page);
+	munmap(c, 16 * page);
+
+	/* a new client starts from nothing */
+	fd1 = vgem_p2p_open();
+	a = anon(size);
+	migrate_expect(fd1, a, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	munmap(a, size);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	close(fd1);
+	set_quota(old_quota);
+}
+
+static void test_migrate_killable(int fd)
+{
+	size_t size = 1ull << 45;	/* 32 TiB, 2^28 chunks */
+	int ready[2], status;
+	uint64_t n;
+	pid_t pid;
+	char c;
+
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS |
+			       MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		migrate_progress(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
+				 &n);
+		_exit(3);
+	}
+	close(ready[1]);
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	/* give it time to enter the ioctl; it is killable either way */
+	usleep(300 * 1000);
+	igt_assert_eq(kill(pid, SIGKILL), 0);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFSIGNALED(status));
+	igt_assert_eq(WTERMSIG(status), SIGKILL);
+
+	{
+		void *p = anon(8 * 4096);
+
+		igt_assert_eq(migrate(fd, p, 8 * 4096,
+				      VGEM_P2P_MIGRATE_TO_DEVICE, &n),
+			      0);
+		igt_assert_eq_u64(n, 8);
+		munmap(p, 8 * 4096);
+	}
+}
+
+static void test_contiguous_after_free(int fd)
+{
+	size_t npages = 256, size = npages * 4096, i, breaks = 0;
+	uint64_t pfn[256], n = 0;
+	char *p = anon(size), *q = anon(size);
+
+	igt_require(geteuid() == 0);	/* pagemap shows offsets */
+	memset(p, 1, size);
+	memset(q, 2, size);
+	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, npages);
+	/* free them, in ascending order */
+	for (i = 0; i < npages; i++)
+		igt_assert_eq(migrate(fd, p + i * 4096, 4096,
+				      VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
+	igt_assert_eq(migrate(fd, q, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+			      &n), 0);
+	igt_assert_eq_u64(n, npages);
+	device_pfns(q, npages, pfn);
+	/* ascending; one break at most, where the allocator wraps */
+	for (i = 1; i < npages; i++)
+		if (pfn[i] != pfn[i - 1] + 1)
+			breaks++;
+	igt_assert_f(breaks <= 1, "%zu breaks in %zu pages\n", breaks,
+		     npages);
+	munmap(p, size);
+	munmap(q, size);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -128,288 +412,40 @@ igt_main
 	}
 
 	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; every word survives.");
-	igt_subtest("migrate-roundtrip") {
-		size_t size = 64 * 4096;
-		void *p = anon(size);
-		struct drm_vgem_p2p_stats s0, s1;
-		uint64_t n;
-
-		fill_pattern(p, size, 300);
-		s0 = vgem_p2p_stats(fd);
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, 64);
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 64);
-		igt_assert(s1.devmem_used >= s0.devmem_used + size);
-		/* already there: nothing to do */
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, 0);
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
-				      &n), 0);
-		igt_assert_eq_u64(n, 64);
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 64);
-		igt_assert(check_pattern(p, size, 300));
-		munmap(p, size);
-	}
+	igt_subtest("migrate-roundtrip")
+		test_migrate_roundtrip(fd);
 
 	igt_describe("A CPU access to pages on the device migrates them back to RAM by fault, all 16 counted, with every word intact.");
-	igt_subtest("cpu-fault-migrates-back") {
-		size_t size = 16 * 4096;
-		void *p = anon(size);
-		struct drm_vgem_p2p_stats s0, s1;
-		uint64_t n;
-
-		fill_pattern(p, size, 301);
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, 16);
-		s0 = vgem_p2p_stats(fd);
-		igt_assert(check_pattern(p, size, 301));
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 16);
-		munmap(p, size);
-	}
+	igt_subtest("cpu-fault-migrates-back")
+		test_cpu_fault_migrates_back(fd);
 
 	igt_describe("munmap of pages on the device frees them: devmem_used comes back to where it was.");
-	igt_subtest("munmap-while-on-device") {
-		size_t size = 32 * 4096;
-		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd);
-		void *p = anon(size);
-		uint64_t n;
-
-		fill_pattern(p, size, 302);
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		munmap(p, size);
-		/* the device pages were freed */
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  s0.devmem_used);
-	}
+	igt_subtest("munmap-while-on-device")
+		test_munmap_while_on_device(fd);
 
 	igt_describe("A process that exits with pages on the device frees them: the child confirms its 8 pages migrated, the parent sees them in use, and after the exit devmem_used is back where it was.");
-	igt_subtest("exit-while-on-device") {
-		size_t size = 8 * 4096;
-		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
-		int ready[2], go[2], status;
-		pid_t pid;
-		char c;
-
-		igt_assert_eq(pipe(ready), 0);
-		igt_assert_eq(pipe(go), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			void *p = anon(size);
-			uint64_t n = 0;
-
-			fill_pattern(p, size, 303);
-			c = migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				    &n) || n != 8 ? 'x' : 'm';
-			if (write(ready[1], &c, 1) != 1 || c != 'm')
-				_exit(1);
-			/* exit with the pages on the device */
-			_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
-		}
-		close(ready[1]);
-		close(go[0]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		/* the child's 8 pages are on the device */
-		child_assert(pid, c == 'm');
-		s1 = vgem_p2p_stats(fd);
-		child_assert(pid, s1.devmem_to_device ==
-				      s0.devmem_to_device + 8);
-		child_assert(pid, s1.devmem_used ==
-				      s0.devmem_used + size);
-		igt_assert_eq(write(go[1], "g", 1), 1);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFEXITED(status));
-		igt_assert_eq(WEXITSTATUS(status), 0);
-		close(ready[0]);
-		close(go[1]);
-		/* the exit freed the device pages, without migrating them */
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
-		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram);
-	}
+	igt_subtest("exit-while-on-device")
+		test_exit_while_on_device(fd);
 
 	igt_describe("Pages never touched migrate too, as zeroed device pages: all 8 are counted and take device memory, and every word reads back zero when the CPU faults them home.");
-	igt_subtest("unpopulated-pages") {
-		size_t size = 8 * 4096, i;
-		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
-		uint32_t *p = anon(size);
-		uint64_t n;
-
-		/* never touched: zero pages migrate as zero */
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, 8);
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 8);
-		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used + size);
-		for (i = 0; i < size / 4; i++)
-			igt_assert_f(!p[i], "word %zu: 0x%08x, expected 0\n",
-				     i, p[i]);
-		/* the reads faulted every page back */
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 8);
-		igt_assert_eq_u64(s1.devmem_used, s0.devmem_used);
-		munmap(p, size);
-	}
+	igt_subtest("unpopulated-pages")
+		test_unpopulated_pages(fd);
 
 	igt_describe("MIGRATE of a vgem_p2p object's own mapping (not anonymous memory) gets EINVAL.");
-	igt_subtest("not-anonymous") {
-		uint32_t h = vgem_p2p_create(fd, 8192, 0);
-		void *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
-		uint64_t n;
-
-		igt_assert_eq(migrate(fd, p, 8192, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), -EINVAL);
-		munmap(p, 8192);
-		gem_close(fd, h);
-	}
+	igt_subtest("not-anonymous")
+		test_not_anonymous(fd);
 
 	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge: a client at its quota may migrate again after each, and devmem_used comes back to where it was.");
-	igt_subtest("client-quota") {
-		unsigned long old_quota = get_quota();
-		size_t page = 4096, size = 32 * page;
-		int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
-		uint64_t used = vgem_p2p_stats(fd).devmem_used;
-		char *a = anon(size), *b = anon(16 * page);
-		char *c = anon(16 * page);
-
-		fill_pattern(a, size, 310);
-		fill_pattern(b, 16 * page, 311);
-		fill_pattern(c, 16 * page, 312);
-		set_quota(16);
-		migrate_expect(fd1, a, size, VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT,
-			       16);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  used + 16 * page);
-		/* another client: its own quota */
-		migrate_expect(fd2, b, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-		/* already on the device */
-		migrate_expect(fd2, a, page, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 0);
-
-		/* back to RAM: fd1's charge goes, it may migrate again */
-		migrate_expect(fd1, a, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_RAM, 0, 16);
-		migrate_expect(fd1, a, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  used + 32 * page);
-		/* fd1 is at its quota ... */
-		migrate_expect(fd1, c, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
-		/* ... until munmap frees its device pages and their charge */
-		munmap(a, size);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  used + 16 * page);
-		migrate_expect(fd1, c, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  used + 32 * page);
-
-		/* files closed while their pages are on the device */
-		close(fd1);
-		close(fd2);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-				  used + 32 * page);
-		igt_assert(check_pattern(b, 16 * page, 311));
-		igt_assert(check_pattern(c, 16 * page, 312));
-		/* faulted home, their charges gone with them */
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
-		munmap(b, 16 * page);
-		munmap(c, 16 * page);
-
-		/* a new client starts from nothing */
-		fd1 = vgem_p2p_open();
-		a = anon(size);
-		migrate_expect(fd1, a, 16 * page,
-			       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-		munmap(a, size);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
-		close(fd1);
-		set_quota(old_quota);
-	}
+	igt_subtest("client-quota")
+		test_client_quota(fd);
 
 	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL ends it, and the device still migrates afterwards.");
-	igt_subtest("migrate-killable") {
-		size_t size = 1ull << 45;	/* 32 TiB, 2^28 chunks */
-		int ready[2], status;
-		uint64_t n;
-		pid_t pid;
-		char c;
-
-		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS |
-				       MAP_NORESERVE, -1, 0);
-
-			if (p == MAP_FAILED)
-				_exit(2);
-			if (write(ready[1], "r", 1) != 1)
-				_exit(2);
-			migrate_progress(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
-					 &n);
-			_exit(3);
-		}
-		close(ready[1]);
-		igt_assert_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
-		/* give it time to enter the ioctl; it is killable either way */
-		usleep(300 * 1000);
-		igt_assert_eq(kill(pid, SIGKILL), 0);
-		igt_assert_eq(waitpid(pid, &status, 0), pid);
-		igt_assert(WIFSIGNALED(status));
-		igt_assert_eq(WTERMSIG(status), SIGKILL);
-
-		{
-			void *p = anon(8 * 4096);
-
-			igt_assert_eq(migrate(fd, p, 8 * 4096,
-					      VGEM_P2P_MIGRATE_TO_DEVICE, &n),
-				      0);
-			igt_assert_eq_u64(n, 8);
-			munmap(p, 8 * 4096);
-		}
-	}
+	igt_subtest("migrate-killable")
+		test_migrate_killable(fd);
 
 	igt_describe("A range migrated after earlier pages were freed gets ascending, contiguous device pages (so p2p_map exports it in one stretch, or two where the allocator wraps), whatever order the earlier ones were freed in.");
-	igt_subtest("contiguous-after-free") {
-		size_t npages = 256, size = npages * 4096, i, breaks = 0;
-		uint64_t pfn[256], n;
-		char *p = anon(size), *q = anon(size);
-
-		igt_require(geteuid() == 0);	/* pagemap shows offsets */
-		memset(p, 1, size);
-		memset(q, 2, size);
-		igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, npages);
-		/* free them, in ascending order */
-		for (i = 0; i < npages; i++)
-			igt_assert_eq(migrate(fd, p + i * 4096, 4096,
-					      VGEM_P2P_MIGRATE_TO_RAM, &n), 0);
-		igt_assert_eq(migrate(fd, q, size, VGEM_P2P_MIGRATE_TO_DEVICE,
-				      &n), 0);
-		igt_assert_eq_u64(n, npages);
-		device_pfns(q, npages, pfn);
-		/* ascending; one break at most, where the allocator wraps */
-		for (i = 1; i < npages; i++)
-			if (pfn[i] != pfn[i - 1] + 1)
-				breaks++;
-		igt_assert_f(breaks <= 1, "%zu breaks in %zu pages\n", breaks,
-			     npages);
-		munmap(p, size);
-		munmap(q, size);
-	}
+	igt_subtest("contiguous-after-free")
+		test_contiguous_after_free(fd);
 
 	igt_fixture
 		close(fd);

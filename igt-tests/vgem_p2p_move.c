@@ -48,6 +48,301 @@ static uint64_t meminfo(const char *field)
 	return kb * 1024;
 }
 
+static void test_move_vram(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, 2 * MiB, 0);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 2 * MiB, PROT_READ | PROT_WRITE);
+	struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
+	uint64_t old = vgem_p2p_info(fd, h).vram_offset, new;
+	int i;
+
+	fill_pattern(p, 2 * MiB, 20);
+	for (i = 0; i < 4; i++) {
+		new = vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+		igt_assert(new != old);
+		igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, new);
+		igt_assert(check_pattern(p, 2 * MiB, 20 + i));
+		fill_pattern(p, 2 * MiB, 21 + i);
+		old = new;
+	}
+	s1 = vgem_p2p_stats(fd);
+	igt_assert(s1.moves >= s0.moves + 4);
+	igt_assert(s1.invalidations >= s0.invalidations + 4);
+	igt_assert(s1.bytes_copied >= s0.bytes_copied + 8 * MiB);
+	igt_assert(vgem_p2p_info(fd, h).moves >= 4);
+	munmap(p, 2 * MiB);
+	gem_close(fd, h);
+}
+
+static void test_move_vram_at(int fd)
+{
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+	uint64_t at = st.vram_size - 4 * MiB;
+	uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
+	uint32_t h2 = vgem_p2p_create(fd, 1 * MiB, 0);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
+	uint64_t off;
+
+	fill_pattern(p, MiB, 30);
+	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM_AT, at),
+			  at);
+	igt_assert(check_pattern(p, MiB, 30));
+	/* taken: -EBUSY, and h2 stays where it was */
+	off = at;
+	igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+		      -EBUSY);
+	off = at + MiB / 2;
+	igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+		      -EBUSY);
+	/* beyond the end of VRAM */
+	off = st.vram_size - 4096;
+	igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
+		      -EINVAL);
+	munmap(p, MiB);
+	gem_close(fd, h);
+	gem_close(fd, h2);
+}
+
+static void test_evict_and_return(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
+	struct drm_vgem_p2p_stats s0, s1;
+
+	fill_pattern(p, MiB, 40);
+	s0 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
+			  ~0ull);
+	s1 = vgem_p2p_stats(fd);
+	igt_assert_eq_u64(s1.evictions, s0.evictions + 1);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	/* to system again: a no-op */
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
+	/* the CPU touches it: it comes back to VRAM, intact */
+	igt_assert(check_pattern(p, MiB, 40));
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	/* and explicitly */
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert(check_pattern(p, MiB, 40));
+	munmap(p, MiB);
+	gem_close(fd, h);
+}
+
+static void test_compaction(int fd)
+{
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+	uint64_t chunk = 4 * MiB;
+	unsigned int n = st.vram_size / chunk, i;
+	uint32_t *h = calloc(n, sizeof(*h));
+	uint32_t **p = calloc(n, sizeof(*p));
+	uint32_t big;
+	uint32_t *bp;
+
+	igt_assert(n >= 4);
+	/* fill VRAM, then free every other object: holes of 4 MiB */
+	for (i = 0; i < n; i++) {
+		h[i] = vgem_p2p_create(fd, chunk, 0);
+		p[i] = vgem_p2p_mmap(fd, h[i], chunk,
+				     PROT_READ | PROT_WRITE);
+		fill_sparse(p[i], chunk, 100 + i);
+	}
+	for (i = 0; i < n; i += 2) {
+		munmap(p[i], chunk);
+		gem_close(fd, h[i]);
+		h[i] = 0;
+	}
+	/* 8 MiB fits in no hole: VRAM must be compacted */
+	big = vgem_p2p_create(fd, 2 * chunk, 0);
+	s1 = vgem_p2p_stats(fd);
+	igt_assert(s1.compactions > st.compactions);
+	igt_assert_eq_u32(vgem_p2p_info(fd, big).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	/* compaction, not eviction, made the room */
+	igt_assert_eq_u64(s1.evictions, st.evictions);
+	for (i = 1; i < n; i += 2) {
+		igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		igt_assert(check_sparse(p[i], chunk, 100 + i));
+	}
+	bp = vgem_p2p_mmap(fd, big, 2 * chunk, PROT_READ);
+	igt_assert_eq_u32(bp[0], 0);
+	igt_assert_eq_u32(bp[(2 * chunk) / 4 - 1], 0);
+	munmap(bp, 2 * chunk);
+	gem_close(fd, big);
+	for (i = 1; i < n; i += 2) {
+		munmap(p[i], chunk);
+		gem_close(fd, h[i]);
+	}
+	free(h);
+	free(p);
+}
+
+static void test_eviction(int fd)
+{
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+	uint64_t chunk = 8 * MiB;
+	unsigned int n = st.vram_size / chunk + 2, i, in_sys = 0;
+	uint32_t *h = calloc(n, sizeof(*h));
+	uint32_t **p = calloc(n, sizeof(*p));
+
+	/* more than fits: the oldest objects go to system memory */
+	for (i = 0; i < n; i++) {
+		h[i] = vgem_p2p_create(fd, chunk, 0);
+		p[i] = vgem_p2p_mmap(fd, h[i], chunk,
+				     PROT_READ | PROT_WRITE);
+		fill_pattern(p[i], chunk, 200 + i);
+	}
+	s1 = vgem_p2p_stats(fd);
+	igt_assert(s1.evictions >= st.evictions + 2);
+	for (i = 0; i < n; i++)
+		if (vgem_p2p_info(fd, h[i]).placement ==
+		    VGEM_P2P_PLACEMENT_SYSTEM)
+			in_sys++;
+	igt_assert(in_sys >= 2);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h[0]).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	/* every byte survived: each word is compared */
+	for (i = 0; i < n; i++)
+		igt_assert_f(check_pattern(p[i], chunk, 200 + i),
+			     "object %u (%s)\n", i,
+			     vgem_p2p_info(fd, h[i]).placement ==
+			     VGEM_P2P_PLACEMENT_SYSTEM ? "evicted" :
+			     "in VRAM");
+	for (i = 0; i < n; i++) {
+		munmap(p[i], chunk);
+		gem_close(fd, h[i]);
+	}
+	free(h);
+	free(p);
+}
+
+static void test_unprivileged_move(int fd)
+{
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
+	uint64_t chunk = 8 * MiB;
+	unsigned int n = st.vram_size / chunk, i;
+	uint32_t *h = calloc(n, sizeof(*h));
+
+	/* another client fills VRAM */
+	for (i = 0; i < n; i++) {
+		h[i] = vgem_p2p_create(fd, chunk, 0);
+		igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+	}
+	s1 = vgem_p2p_stats(fd);
+
+	igt_fork(child, 1) {
+		int cfd = vgem_p2p_open();
+		uint32_t mine = vgem_p2p_create(cfd, chunk,
+						VGEM_P2P_CREATE_SYSTEM);
+		uint64_t off = 0;
+
+		drop_sys_admin();
+		igt_assert_eq(__vgem_p2p_move(cfd, mine,
+					      VGEM_P2P_MOVE_VRAM_AT,
+					      &off), -EPERM);
+		off = 0;
+		igt_assert_eq(__vgem_p2p_move(cfd, mine,
+					      VGEM_P2P_MOVE_VRAM,
+					      &off), -ENOSPC);
+		igt_assert_eq_u32(vgem_p2p_info(cfd, mine).placement,
+				  VGEM_P2P_PLACEMENT_SYSTEM);
+		igt_assert_eq_u64(vgem_p2p_move(cfd, mine,
+						VGEM_P2P_MOVE_SYSTEM, 0),
+				  ~0ull);
+		gem_close(cfd, mine);
+		close(cfd);
+	}
+	igt_waitchildren();
+
+	igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
+	for (i = 0; i < n; i++) {
+		igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		gem_close(fd, h[i]);
+	}
+	free(h);
+}
+
+static void test_move_system_object(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
+	uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
+
+	fill_pattern(p, MiB, 50);
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert(check_pattern(p, MiB, 50));
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert(check_pattern(p, MiB, 50));
+	/* a system object does not come back on its own */
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	munmap(p, MiB);
+	gem_close(fd, h);
+}
+
+static void test_system_lazy_shmem(int fd)
+{
+	uint64_t avail0, shmem0, shmem;
+	uint32_t big, h, v;
+	uint32_t *p, *q;
+
+	/* 1 GiB of a 2 GiB guest: nothing is allocated at creation */
+	avail0 = meminfo("MemAvailable");
+	shmem0 = meminfo("Shmem");
+	big = vgem_p2p_create(fd, 1024 * MiB, VGEM_P2P_CREATE_SYSTEM);
+	igt_info("1 GiB SYSTEM object: MemAvailable -%" PRId64
+		 " MiB, Shmem +%" PRId64 " MiB\n",
+		 (int64_t)(avail0 - meminfo("MemAvailable")) /
+		 (int64_t)MiB,
+		 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
+	igt_assert(meminfo("MemAvailable") + 64 * MiB > avail0);
+
+	/*
+	 * The first touch gives a SYSTEM object its pages, as Shmem.
+	 * Shmem moves with everyone's shmem (and per-CPU counter
+	 * drift): allow a quarter of the object either way.
+	 */
+	h = vgem_p2p_create(fd, 16 * MiB, VGEM_P2P_CREATE_SYSTEM);
+	p = vgem_p2p_mmap(fd, h, 16 * MiB, PROT_READ | PROT_WRITE);
+	shmem0 = meminfo("Shmem");
+	igt_assert_eq_u32(p[0], 0);
+	shmem = meminfo("Shmem");
+	igt_assert(shmem >= shmem0 + 12 * MiB);
+	fill_pattern(p, 16 * MiB, 60);
+
+	/* eviction lands in shmem; the way back gives it up */
+	v = vgem_p2p_create(fd, 8 * MiB, 0);
+	q = vgem_p2p_mmap(fd, v, 8 * MiB, PROT_READ | PROT_WRITE);
+	fill_pattern(q, 8 * MiB, 61);
+	shmem0 = meminfo("Shmem");
+	vgem_p2p_move(fd, v, VGEM_P2P_MOVE_SYSTEM, 0);
+	shmem = meminfo("Shmem");
+	igt_assert(shmem >= shmem0 + 6 * MiB);
+	igt_assert(check_pattern(q, 8 * MiB, 61));
+	vgem_p2p_move(fd, v, VGEM_P2P_MOVE_VRAM, 0);
+	igt_info("Shmem: +%" PRIu64 " MiB evicted, +%" PRId64
+		 " MiB back in VRAM\n", (uint64_t)((shmem - shmem0) / MiB),
+		 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
+	igt_assert(meminfo("Shmem") + 6 * MiB <= shmem);
+	igt_assert(check_pattern(q, 8 * MiB, 61));
+
+	igt_assert(check_pattern(p, 16 * MiB, 60));
+	munmap(q, 8 * MiB);
+	munmap(p, 16 * MiB);
+	gem_close(fd, v);
+	gem_close(fd, h);
+	gem_close(fd, big);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -56,299 +351,36 @@ igt_main
 		fd = vgem_p2p_open();
 
 	igt_describe("Four moves within VRAM, each to a new offset that OBJ_INFO reports: the object's bytes follow it through the CPU mapping, and the moves, invalidations and bytes copied are counted.");
-	igt_subtest("move-vram") {
-		uint32_t h = vgem_p2p_create(fd, 2 * MiB, 0);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 2 * MiB, PROT_READ | PROT_WRITE);
-		struct drm_vgem_p2p_stats s0 = vgem_p2p_stats(fd), s1;
-		uint64_t old = vgem_p2p_info(fd, h).vram_offset, new;
-		int i;
-
-		fill_pattern(p, 2 * MiB, 20);
-		for (i = 0; i < 4; i++) {
-			new = vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
-			igt_assert(new != old);
-			igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, new);
-			igt_assert(check_pattern(p, 2 * MiB, 20 + i));
-			fill_pattern(p, 2 * MiB, 21 + i);
-			old = new;
-		}
-		s1 = vgem_p2p_stats(fd);
-		igt_assert(s1.moves >= s0.moves + 4);
-		igt_assert(s1.invalidations >= s0.invalidations + 4);
-		igt_assert(s1.bytes_copied >= s0.bytes_copied + 8 * MiB);
-		igt_assert(vgem_p2p_info(fd, h).moves >= 4);
-		munmap(p, 2 * MiB);
-		gem_close(fd, h);
-	}
+	igt_subtest("move-vram")
+		test_move_vram(fd);
 
 	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
-	igt_subtest("move-vram-at") {
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
-		uint64_t at = st.vram_size - 4 * MiB;
-		uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
-		uint32_t h2 = vgem_p2p_create(fd, 1 * MiB, 0);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
-		uint64_t off;
-
-		fill_pattern(p, MiB, 30);
-		igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM_AT, at),
-				  at);
-		igt_assert(check_pattern(p, MiB, 30));
-		/* taken: -EBUSY, and h2 stays where it was */
-		off = at;
-		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
-			      -EBUSY);
-		off = at + MiB / 2;
-		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
-			      -EBUSY);
-		/* beyond the end of VRAM */
-		off = st.vram_size - 4096;
-		igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
-			      -EINVAL);
-		munmap(p, MiB);
-		gem_close(fd, h);
-		gem_close(fd, h2);
-	}
+	igt_subtest("move-vram-at")
+		test_move_vram_at(fd);
 
 	igt_describe("Moving an object to system memory counts one eviction (a second move there is a no-op); a CPU touch brings it back to VRAM, as does an explicit move, its bytes intact each time.");
-	igt_subtest("evict-and-return") {
-		uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
-		struct drm_vgem_p2p_stats s0, s1;
-
-		fill_pattern(p, MiB, 40);
-		s0 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
-				  ~0ull);
-		s1 = vgem_p2p_stats(fd);
-		igt_assert_eq_u64(s1.evictions, s0.evictions + 1);
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_SYSTEM);
-		/* to system again: a no-op */
-		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
-		igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
-		/* the CPU touches it: it comes back to VRAM, intact */
-		igt_assert(check_pattern(p, MiB, 40));
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		/* and explicitly */
-		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
-		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert(check_pattern(p, MiB, 40));
-		munmap(p, MiB);
-		gem_close(fd, h);
-	}
+	igt_subtest("evict-and-return")
+		test_evict_and_return(fd);
 
 	igt_describe("With VRAM full of 4 MiB objects and every other one freed, an 8 MiB object fits in no hole: creating it compacts VRAM (no eviction), it lands in VRAM, and the objects that stay keep their data (sampled one word in 64) through the moves.");
-	igt_subtest("compaction") {
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
-		uint64_t chunk = 4 * MiB;
-		unsigned int n = st.vram_size / chunk, i;
-		uint32_t *h = calloc(n, sizeof(*h));
-		uint32_t **p = calloc(n, sizeof(*p));
-		uint32_t big;
-		uint32_t *bp;
-
-		igt_assert(n >= 4);
-		/* fill VRAM, then free every other object: holes of 4 MiB */
-		for (i = 0; i < n; i++) {
-			h[i] = vgem_p2p_create(fd, chunk, 0);
-			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
-					     PROT_READ | PROT_WRITE);
-			fill_sparse(p[i], chunk, 100 + i);
-		}
-		for (i = 0; i < n; i += 2) {
-			munmap(p[i], chunk);
-			gem_close(fd, h[i]);
-			h[i] = 0;
-		}
-		/* 8 MiB fits in no hole: VRAM must be compacted */
-		big = vgem_p2p_create(fd, 2 * chunk, 0);
-		s1 = vgem_p2p_stats(fd);
-		igt_assert(s1.compactions > st.compactions);
-		igt_assert_eq_u32(vgem_p2p_info(fd, big).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		/* compaction, not eviction, made the room */
-		igt_assert_eq_u64(s1.evictions, st.evictions);
-		for (i = 1; i < n; i += 2) {
-			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
-					  VGEM_P2P_PLACEMENT_VRAM);
-			igt_assert(check_sparse(p[i], chunk, 100 + i));
-		}
-		bp = vgem_p2p_mmap(fd, big, 2 * chunk, PROT_READ);
-		igt_assert_eq_u32(bp[0], 0);
-		igt_assert_eq_u32(bp[(2 * chunk) / 4 - 1], 0);
-		munmap(bp, 2 * chunk);
-		gem_close(fd, big);
-		for (i = 1; i < n; i += 2) {
-			munmap(p[i], chunk);
-			gem_close(fd, h[i]);
-		}
-		free(h);
-		free(p);
-	}
+	igt_subtest("compaction")
+		test_compaction(fd);
 
 	igt_describe("Creating more 8 MiB objects than VRAM holds evicts the oldest to system memory, and every byte of every object, evicted or not, is what the CPU wrote.");
-	igt_subtest("eviction") {
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
-		uint64_t chunk = 8 * MiB;
-		unsigned int n = st.vram_size / chunk + 2, i, in_sys = 0;
-		uint32_t *h = calloc(n, sizeof(*h));
-		uint32_t **p = calloc(n, sizeof(*p));
-
-		/* more than fits: the oldest objects go to system memory */
-		for (i = 0; i < n; i++) {
-			h[i] = vgem_p2p_create(fd, chunk, 0);
-			p[i] = vgem_p2p_mmap(fd, h[i], chunk,
-					     PROT_READ | PROT_WRITE);
-			fill_pattern(p[i], chunk, 200 + i);
-		}
-		s1 = vgem_p2p_stats(fd);
-		igt_assert(s1.evictions >= st.evictions + 2);
-		for (i = 0; i < n; i++)
-			if (vgem_p2p_info(fd, h[i]).placement ==
-			    VGEM_P2P_PLACEMENT_SYSTEM)
-				in_sys++;
-		igt_assert(in_sys >= 2);
-		igt_assert_eq_u32(vgem_p2p_info(fd, h[0]).placement,
-				  VGEM_P2P_PLACEMENT_SYSTEM);
-		/* every byte survived: each word is compared */
-		for (i = 0; i < n; i++)
-			igt_assert_f(check_pattern(p[i], chunk, 200 + i),
-				     "object %u (%s)\n", i,
-				     vgem_p2p_info(fd, h[i]).placement ==
-				     VGEM_P2P_PLACEMENT_SYSTEM ? "evicted" :
-				     "in VRAM");
-		for (i = 0; i < n; i++) {
-			munmap(p[i], chunk);
-			gem_close(fd, h[i]);
-		}
-		free(h);
-		free(p);
-	}
+	igt_subtest("eviction")
+		test_eviction(fd);
 
 	igt_describe("Without CAP_SYS_ADMIN, MOVE_VRAM_AT is refused and MOVE_VRAM into full VRAM fails with ENOSPC instead of evicting another client's objects; moving one's own object to system memory still works.");
-	igt_subtest("unprivileged-move") {
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
-		uint64_t chunk = 8 * MiB;
-		unsigned int n = st.vram_size / chunk, i;
-		uint32_t *h = calloc(n, sizeof(*h));
-
-		/* another client fills VRAM */
-		for (i = 0; i < n; i++) {
-			h[i] = vgem_p2p_create(fd, chunk, 0);
-			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
-					  VGEM_P2P_PLACEMENT_VRAM);
-		}
-		s1 = vgem_p2p_stats(fd);
-
-		igt_fork(child, 1) {
-			int cfd = vgem_p2p_open();
-			uint32_t mine = vgem_p2p_create(cfd, chunk,
-							VGEM_P2P_CREATE_SYSTEM);
-			uint64_t off = 0;
-
-			drop_sys_admin();
-			igt_assert_eq(__vgem_p2p_move(cfd, mine,
-						      VGEM_P2P_MOVE_VRAM_AT,
-						      &off), -EPERM);
-			off = 0;
-			igt_assert_eq(__vgem_p2p_move(cfd, mine,
-						      VGEM_P2P_MOVE_VRAM,
-						      &off), -ENOSPC);
-			igt_assert_eq_u32(vgem_p2p_info(cfd, mine).placement,
-					  VGEM_P2P_PLACEMENT_SYSTEM);
-			igt_assert_eq_u64(vgem_p2p_move(cfd, mine,
-							VGEM_P2P_MOVE_SYSTEM, 0),
-					  ~0ull);
-			gem_close(cfd, mine);
-			close(cfd);
-		}
-		igt_waitchildren();
-
-		igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
-		for (i = 0; i < n; i++) {
-			igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
-					  VGEM_P2P_PLACEMENT_VRAM);
-			gem_close(fd, h[i]);
-		}
-		free(h);
-	}
+	igt_subtest("unprivileged-move")
+		test_unprivileged_move(fd);
 
 	igt_describe("An object created in system memory moves to VRAM and back with its bytes, and does not come back to VRAM on its own.");
-	igt_subtest("move-system-object") {
-		uint32_t h = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
-		uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
-
-		fill_pattern(p, MiB, 50);
-		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert(check_pattern(p, MiB, 50));
-		vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
-		igt_assert(check_pattern(p, MiB, 50));
-		/* a system object does not come back on its own */
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_SYSTEM);
-		munmap(p, MiB);
-		gem_close(fd, h);
-	}
+	igt_subtest("move-system-object")
+		test_move_system_object(fd);
 
 	igt_describe("A system object gets its shmem pages at first touch, not at creation; an evicted VRAM object's bytes go to shmem, and are given up when it returns to VRAM, intact.");
-	igt_subtest("system-lazy-shmem") {
-		uint64_t avail0, shmem0, shmem;
-		uint32_t big, h, v;
-		uint32_t *p, *q;
-
-		/* 1 GiB of a 2 GiB guest: nothing is allocated at creation */
-		avail0 = meminfo("MemAvailable");
-		shmem0 = meminfo("Shmem");
-		big = vgem_p2p_create(fd, 1024 * MiB, VGEM_P2P_CREATE_SYSTEM);
-		igt_info("1 GiB SYSTEM object: MemAvailable -%" PRId64
-			 " MiB, Shmem +%" PRId64 " MiB\n",
-			 (int64_t)(avail0 - meminfo("MemAvailable")) /
-			 (int64_t)MiB,
-			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
-		igt_assert(meminfo("MemAvailable") + 64 * MiB > avail0);
-
-		/*
-		 * The first touch gives a SYSTEM object its pages, as Shmem.
-		 * Shmem moves with everyone's shmem (and per-CPU counter
-		 * drift): allow a quarter of the object either way.
-		 */
-		h = vgem_p2p_create(fd, 16 * MiB, VGEM_P2P_CREATE_SYSTEM);
-		p = vgem_p2p_mmap(fd, h, 16 * MiB, PROT_READ | PROT_WRITE);
-		shmem0 = meminfo("Shmem");
-		igt_assert_eq_u32(p[0], 0);
-		shmem = meminfo("Shmem");
-		igt_assert(shmem >= shmem0 + 12 * MiB);
-		fill_pattern(p, 16 * MiB, 60);
-
-		/* eviction lands in shmem; the way back gives it up */
-		v = vgem_p2p_create(fd, 8 * MiB, 0);
-		q = vgem_p2p_mmap(fd, v, 8 * MiB, PROT_READ | PROT_WRITE);
-		fill_pattern(q, 8 * MiB, 61);
-		shmem0 = meminfo("Shmem");
-		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_SYSTEM, 0);
-		shmem = meminfo("Shmem");
-		igt_assert(shmem >= shmem0 + 6 * MiB);
-		igt_assert(check_pattern(q, 8 * MiB, 61));
-		vgem_p2p_move(fd, v, VGEM_P2P_MOVE_VRAM, 0);
-		igt_info("Shmem: +%" PRIu64 " MiB evicted, +%" PRId64
-			 " MiB back in VRAM\n", (uint64_t)((shmem - shmem0) / MiB),
-			 (int64_t)(meminfo("Shmem") - shmem0) / (int64_t)MiB);
-		igt_assert(meminfo("Shmem") + 6 * MiB <= shmem);
-		igt_assert(check_pattern(q, 8 * MiB, 61));
-
-		igt_assert(check_pattern(p, 16 * MiB, 60));
-		munmap(q, 8 * MiB);
-		munmap(p, 16 * MiB);
-		gem_close(fd, v);
-		gem_close(fd, h);
-		gem_close(fd, big);
-	}
+	igt_subtest("system-lazy-shmem")
+		test_system_lazy_shmem(fd);
 
 	igt_fixture
 		close(fd);

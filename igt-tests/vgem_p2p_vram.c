@@ -57,6 +57,156 @@ static uint64_t fdinfo_kib(int fd, const char *key)
 	return val;
 }
 
+static void test_placement(int fd)
+{
+	uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);
+	uint32_t s = vgem_p2p_create(fd, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
+	struct drm_vgem_p2p_obj_info iv = vgem_p2p_info(fd, v);
+	struct drm_vgem_p2p_obj_info is = vgem_p2p_info(fd, s);
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+
+	igt_assert_eq_u32(iv.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert(iv.vram_offset + iv.size <= st.vram_size);
+	igt_assert_eq_u64(iv.vram_offset % 4096, 0);
+	igt_assert_eq_u32(iv.mappings, 0);
+	igt_assert_eq_u32(is.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq_u64(is.vram_offset, ~0ull);
+	igt_assert_eq_u32(is.flags, VGEM_P2P_CREATE_SYSTEM);
+	igt_assert(st.vram_used >= 1 << 20);
+	gem_close(fd, v);
+	gem_close(fd, s);
+}
+
+static void test_flags_reported(int fd)
+{
+	uint32_t f = VGEM_P2P_CREATE_NO_P2P | VGEM_P2P_CREATE_READ_ONLY |
+		     VGEM_P2P_CREATE_DEVICE_ONLY;
+	uint32_t h = vgem_p2p_create(fd, 4096, f);
+
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).flags, f);
+	gem_close(fd, h);
+}
+
+static void test_cpu_access_vram(int fd)
+{
+	size_t size = 4 << 20;
+	uint32_t h = vgem_p2p_create(fd, size, 0);
+	uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+	size_t i;
+
+	for (i = 0; i < size / 4; i += 1024)
+		igt_assert_eq_u32(p[i], 0);
+	fill_pattern(p, size, 10);
+	igt_assert(check_pattern(p, size, 10));
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	munmap(p, size);
+	gem_close(fd, h);
+}
+
+static void test_cpu_access_system(int fd)
+{
+	size_t size = 1 << 20;
+	uint32_t h = vgem_p2p_create(fd, size, VGEM_P2P_CREATE_SYSTEM);
+	uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+
+	fill_pattern(p, size, 11);
+	igt_assert(check_pattern(p, size, 11));
+	/* a system object stays there */
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	munmap(p, size);
+	gem_close(fd, h);
+}
+
+static void test_device_only_sigbus(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, 8192,
+				     VGEM_P2P_CREATE_DEVICE_ONLY);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+
+	igt_assert(touch_sigbus(p, false));
+	igt_assert(touch_sigbus(p + 1024, true));
+	munmap(p, 8192);
+	gem_close(fd, h);
+}
+
+static void test_read_only_cpu_ok(int fd)
+{
+	/* read-only restricts importers, not the owner's CPU access */
+	uint32_t h = vgem_p2p_create(fd, 4096, VGEM_P2P_CREATE_READ_ONLY);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 4096, PROT_READ | PROT_WRITE);
+
+	fill_pattern(p, 4096, 12);
+	igt_assert(check_pattern(p, 4096, 12));
+	munmap(p, 4096);
+	gem_close(fd, h);
+}
+
+static void test_beyond_object_sigbus(int fd)
+{
+	/* a mapping larger than the object: the tail faults SIGBUS */
+	struct drm_mode_map_dumb m;
+	uint32_t h = vgem_p2p_create(fd, 4096, 0);
+	uint32_t *p;
+
+	m = (struct drm_mode_map_dumb){ .handle = h };
+	do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, m.offset);
+	/* drm_gem_mmap refuses mappings larger than the object */
+	igt_assert(p == MAP_FAILED);
+	gem_close(fd, h);
+}
+
+static void test_vram_full_enospc(int fd)
+{
+	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
+	uint32_t h;
+
+	igt_assert_eq(__vgem_p2p_create(fd, st.vram_size + 4096, 0, &h),
+		      -ENOSPC);
+	/* exactly all of VRAM works (evicting whatever is there) */
+	h = vgem_p2p_create(fd, st.vram_size, 0);
+	igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, 0);
+	gem_close(fd, h);
+}
+
+static void test_fdinfo(void)
+{
+	int fd2 = vgem_p2p_open();
+	uint32_t v = vgem_p2p_create(fd2, 3 << 20, 0);
+	uint32_t s = vgem_p2p_create(fd2, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
+	char path[64], buf[512];
+	FILE *f;
+
+	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 3072);
+	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 1024);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd2);
+	f = fopen(path, "r");
+	igt_assert(f);
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+	fclose(f);
+	igt_assert(strstr(buf, "drm-driver:\tvgem_p2p\n"));
+	igt_assert(strstr(buf, "drm-client-id:\t"));
+	vgem_p2p_move(fd2, v, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 0);
+	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 4096);
+	gem_close(fd2, s);
+	close(fd2);
+}
+
+static void test_close_with_mapping(int fd)
+{
+	/* the vma keeps the object alive after its handle is gone */
+	uint32_t h = vgem_p2p_create(fd, 8192, 0);
+	uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+
+	fill_pattern(p, 8192, 13);
+	gem_close(fd, h);
+	igt_assert(check_pattern(p, 8192, 13));
+	munmap(p, 8192);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -65,154 +215,44 @@ igt_main
 		fd = vgem_p2p_open();
 
 	igt_describe("A VRAM object gets a page-aligned offset inside VRAM and counts in vram_used; a system object has no VRAM offset and reports its flag.");
-	igt_subtest("placement") {
-		uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);
-		uint32_t s = vgem_p2p_create(fd, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
-		struct drm_vgem_p2p_obj_info iv = vgem_p2p_info(fd, v);
-		struct drm_vgem_p2p_obj_info is = vgem_p2p_info(fd, s);
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
-
-		igt_assert_eq_u32(iv.placement, VGEM_P2P_PLACEMENT_VRAM);
-		igt_assert(iv.vram_offset + iv.size <= st.vram_size);
-		igt_assert_eq_u64(iv.vram_offset % 4096, 0);
-		igt_assert_eq_u32(iv.mappings, 0);
-		igt_assert_eq_u32(is.placement, VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq_u64(is.vram_offset, ~0ull);
-		igt_assert_eq_u32(is.flags, VGEM_P2P_CREATE_SYSTEM);
-		igt_assert(st.vram_used >= 1 << 20);
-		gem_close(fd, v);
-		gem_close(fd, s);
-	}
+	igt_subtest("placement")
+		test_placement(fd);
 
 	igt_describe("OBJ_INFO reports the creation flags NO_P2P, READ_ONLY and DEVICE_ONLY as given.");
-	igt_subtest("flags-reported") {
-		uint32_t f = VGEM_P2P_CREATE_NO_P2P | VGEM_P2P_CREATE_READ_ONLY |
-			     VGEM_P2P_CREATE_DEVICE_ONLY;
-		uint32_t h = vgem_p2p_create(fd, 4096, f);
-
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).flags, f);
-		gem_close(fd, h);
-	}
+	igt_subtest("flags-reported")
+		test_flags_reported(fd);
 
 	igt_describe("A 4 MiB VRAM object is zeroed at creation, reads back what the CPU wrote, and stays in VRAM.");
-	igt_subtest("cpu-access-vram") {
-		size_t size = 4 << 20;
-		uint32_t h = vgem_p2p_create(fd, size, 0);
-		uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
-		size_t i;
-
-		for (i = 0; i < size / 4; i += 1024)
-			igt_assert_eq_u32(p[i], 0);
-		fill_pattern(p, size, 10);
-		igt_assert(check_pattern(p, size, 10));
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
-		munmap(p, size);
-		gem_close(fd, h);
-	}
+	igt_subtest("cpu-access-vram")
+		test_cpu_access_vram(fd);
 
 	igt_describe("A system object reads back what the CPU wrote and stays in system memory.");
-	igt_subtest("cpu-access-system") {
-		size_t size = 1 << 20;
-		uint32_t h = vgem_p2p_create(fd, size, VGEM_P2P_CREATE_SYSTEM);
-		uint32_t *p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
-
-		fill_pattern(p, size, 11);
-		igt_assert(check_pattern(p, size, 11));
-		/* a system object stays there */
-		igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
-				  VGEM_P2P_PLACEMENT_SYSTEM);
-		munmap(p, size);
-		gem_close(fd, h);
-	}
+	igt_subtest("cpu-access-system")
+		test_cpu_access_system(fd);
 
 	igt_describe("A CPU read or write of a device-only object faults SIGBUS.");
-	igt_subtest("device-only-sigbus") {
-		uint32_t h = vgem_p2p_create(fd, 8192,
-					     VGEM_P2P_CREATE_DEVICE_ONLY);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
-
-		igt_assert(touch_sigbus(p, false));
-		igt_assert(touch_sigbus(p + 1024, true));
-		munmap(p, 8192);
-		gem_close(fd, h);
-	}
+	igt_subtest("device-only-sigbus")
+		test_device_only_sigbus(fd);
 
 	igt_describe("READ_ONLY restricts importers only: the owner's CPU writes and reads it.");
-	igt_subtest("read-only-cpu-ok") {
-		/* read-only restricts importers, not the owner's CPU access */
-		uint32_t h = vgem_p2p_create(fd, 4096, VGEM_P2P_CREATE_READ_ONLY);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 4096, PROT_READ | PROT_WRITE);
-
-		fill_pattern(p, 4096, 12);
-		igt_assert(check_pattern(p, 4096, 12));
-		munmap(p, 4096);
-		gem_close(fd, h);
-	}
+	igt_subtest("read-only-cpu-ok")
+		test_read_only_cpu_ok(fd);
 
 	igt_describe("A mapping larger than the object is refused at mmap.");
-	igt_subtest("beyond-object-sigbus") {
-		/* a mapping larger than the object: the tail faults SIGBUS */
-		struct drm_mode_map_dumb m;
-		uint32_t h = vgem_p2p_create(fd, 4096, 0);
-		uint32_t *p;
-
-		m = (struct drm_mode_map_dumb){ .handle = h };
-		do_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-		p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, m.offset);
-		/* drm_gem_mmap refuses mappings larger than the object */
-		igt_assert(p == MAP_FAILED);
-		gem_close(fd, h);
-	}
+	igt_subtest("beyond-object-sigbus")
+		test_beyond_object_sigbus(fd);
 
 	igt_describe("An object larger than VRAM gets ENOSPC; one of exactly VRAM's size is created at offset 0, evicting what was there.");
-	igt_subtest("vram-full-enospc") {
-		struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd);
-		uint32_t h;
-
-		igt_assert_eq(__vgem_p2p_create(fd, st.vram_size + 4096, 0, &h),
-			      -ENOSPC);
-		/* exactly all of VRAM works (evicting whatever is there) */
-		h = vgem_p2p_create(fd, st.vram_size, 0);
-		igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, 0);
-		gem_close(fd, h);
-	}
+	igt_subtest("vram-full-enospc")
+		test_vram_full_enospc(fd);
 
 	igt_describe("A file's fdinfo names the driver and client and counts its objects' memory by placement (drm-memory-vram, drm-memory-system), following a move.");
-	igt_subtest("fdinfo") {
-		int fd2 = vgem_p2p_open();
-		uint32_t v = vgem_p2p_create(fd2, 3 << 20, 0);
-		uint32_t s = vgem_p2p_create(fd2, 1 << 20, VGEM_P2P_CREATE_SYSTEM);
-		char path[64], buf[512];
-		FILE *f;
-
-		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 3072);
-		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 1024);
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd2);
-		f = fopen(path, "r");
-		igt_assert(f);
-		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
-		fclose(f);
-		igt_assert(strstr(buf, "drm-driver:\tvgem_p2p\n"));
-		igt_assert(strstr(buf, "drm-client-id:\t"));
-		vgem_p2p_move(fd2, v, VGEM_P2P_MOVE_SYSTEM, 0);
-		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 0);
-		igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 4096);
-		gem_close(fd2, s);
-		close(fd2);
-	}
+	igt_subtest("fdinfo")
+		test_fdinfo();
 
 	igt_describe("The mapping keeps an object alive after its handle is closed, with its bytes.");
-	igt_subtest("close-with-mapping") {
-		/* the vma keeps the object alive after its handle is gone */
-		uint32_t h = vgem_p2p_create(fd, 8192, 0);
-		uint32_t *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
-
-		fill_pattern(p, 8192, 13);
-		gem_close(fd, h);
-		igt_assert(check_pattern(p, 8192, 13));
-		munmap(p, 8192);
-	}
+	igt_subtest("close-with-mapping")
+		test_close_with_mapping(fd);
 
 	igt_fixture
 		close(fd);

@@ -57,6 +57,8 @@ extern const char *__igt_test_description __attribute__((weak));
 extern jmp_buf igt_subtest_jmpbuf;
 
 typedef int (*igt_opt_handler_t)(int opt, int opt_index, void *data);
+#define IGT_OPT_HANDLER_SUCCESS 0
+#define IGT_OPT_HANDLER_ERROR -2
 int igt_subtest_init_parse_opts(int *argc, char **argv,
 				const char *extra_short_opts,
 				const struct option *extra_long_opts,
@@ -94,6 +96,20 @@ void __igt_subtest_group_restore(int save, int desc);
 	     (sigsetjmp(igt_subtest_jmpbuf, 1) == 0); \
 	     igt_success())
 #define igt_subtest_f(...) __igt_subtest_f(igt_unique(__tmpchar), __VA_ARGS__)
+
+extern jmp_buf igt_dynamic_jmpbuf;
+bool __igt_enter_dynamic_container(void);
+bool __igt_run_dynamic_subtest(const char *dynamic_subtest_name);
+
+#define igt_subtest_with_dynamic(name) \
+	for (; __igt_run_subtest((name), __FILE__, __LINE__) && \
+	       __igt_enter_dynamic_container() && \
+	       (sigsetjmp(igt_subtest_jmpbuf, 1) == 0); \
+	     igt_success())
+#define igt_dynamic(name) \
+	for (; __igt_run_dynamic_subtest((name)) && \
+	       (sigsetjmp(igt_dynamic_jmpbuf, 1) == 0); \
+	     igt_success())
 
 /* A fixture's skip or failure inside the group only affects the group. */
 #define igt_subtest_group \

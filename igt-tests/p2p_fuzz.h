@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * p2p_fuzz's engine as the drivers' operation tables see it: the pools
+ * the threads share, each thread's random stream, and the generators of
+ * arguments, good and bad. An operation is one entry of a driver's table
+ * (p2p_fuzz_vgem_p2p.c, p2p_fuzz_edu_nic.c): its name, the errnos it may
+ * return, its weight in each subtest and the function that makes one
+ * call. The errnos are each operation's only list: the engine fails a
+ * run on any other.
+ */
+#ifndef P2P_FUZZ_H
+#define P2P_FUZZ_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "edu_nic_helpers.h"
+#include "vgem_p2p_common.h"
+
+#define PAGE		4096ull
+#define NR_THREADS	4
+#define POOL_OBJS	24
+#define POOL_MRS	16
+#define POOL_BUFS	8
+#define POOL_FENCES	16
+#define NR_STALE	8
+#define NR_ANON		4
+#define ANON_PAGES	8
+#define NR_SLOTS	8
+#define SLOT_PAGES	16
+#define SCRATCH_PAGES	4
+#define MAX_ERRNO	134
+
+/* A documented errno set, 0-terminated; ERRS(0): none */
+#define ERRS(...) ((const int []){ __VA_ARGS__, 0 })
+
+/* The subtests, each with its own weights */
+enum fz_mode { MODE_EXPORTER, MODE_IMPORTER, MODE_BOTH, NR_MODES };
+
+struct fz_thread;
+
+/*
+ * Each ioctl's documented errnos: the uAPI headers' common rules (pads,
+ * flags, handles, keys, -EFAULT for a bad argument pointer, -ENOMEM) plus
+ * what each struct's comment lists; the DRM core's own ioctls as 6.1's
+ * drm_gem.c, drm_prime.c and drm_dumb_buffers.c return them.
+ */
+struct fz_op {
+	const char *name;
+	const int *errnos;
+	unsigned int weight[NR_MODES];	/* relative, per subtest */
+	void (*call)(struct fz_thread *t);
+	/* this subtest's calls, by errno (0: success) */
+	unsigned long calls;
+	unsigned long err[MAX_ERRNO];
+};
+
+/* One driver's operations, in the order the engine weighs them */
+struct fz_driver {
+	struct fz_op *ops;
+	unsigned int nr_ops;
+};
+
+struct fz_obj {
+	uint32_t handle;
+	uint64_t size;
+	uint32_t flags;
+};
+
+struct fz_mr {
+	uint32_t key;
+	uint64_t length;
+};
+
+/* A slot of the reserved region: PROT_NONE, or an object's mmap */
+struct fz_slot {
+	char *ptr;
+	uint64_t mapped;	/* bytes of object mapped; 0: PROT_NONE */
+	uint32_t flags;		/* the object's */
+	bool writable;
+};
+
+/*
+ * What the threads share. @lock covers the pools' bookkeeping, and the
+ * slots across a remap or a CPU touch of one; never an ioctl, so that a
+ * slow one does not serialize the others.
+ */
+struct fz_pool {
+	pthread_mutex_t lock;
+	int vfd, efd;
+	uint64_t vram_size;
+	uint64_t vram_bus;	/* the BAR as the edu device may see it */
+	bool has_devmem;
+
+	struct fz_obj objs[POOL_OBJS];
+	int nobjs;
+	struct fz_mr mrs[POOL_MRS];
+	int nmrs;
+	int bufs[POOL_BUFS];
+	int nbufs;
+	uint32_t fences[POOL_FENCES];
+	int nfences;
+	uint32_t stale_handles[NR_STALE], stale_keys[NR_STALE];
+	int stale_fds[NR_STALE];
+	unsigned int stale_next;
+
+	char *anon[NR_ANON];
+	char *ro;		/* private, read-only */
+	char *none;		/* PROT_NONE, never mapped */
+	char *slots_base;
+	struct fz_slot slots[NR_SLOTS];
+	int memfd;
+};
+
+struct fz_thread {
+	struct fz_pool *pool;
+	enum fz_mode mode;
+	int id;
+	uint64_t rng;
+	unsigned long calls, ncalls;
+	char *scratch;
+	pthread_t tid;
+};
+
+/* The drivers, in the order their operations are weighed */
+extern const struct fz_driver fz_vgem_p2p, fz_edu_nic;
+
+/* p2p_fuzz_vgem_p2p.c: SIGBUS outside a CPU touch is fatal again */
+void fz_touch_sigbus(int sig);
+
+/* p2p_fuzz.c: random numbers, argument generators, counted calls */
+uint64_t fz_rnd(struct fz_thread *t);
+uint64_t fz_below(struct fz_thread *t, uint64_t n);
+bool fz_one_in(struct fz_thread *t, uint64_t n);
+uint64_t fz_evil_u64(struct fz_thread *t);
+uint32_t fz_flags(struct fz_thread *t, uint32_t valid);
+uint32_t fz_pad(struct fz_thread *t);
+char *fz_range(struct fz_thread *t, uint64_t *len, bool aligned);
+char *fz_buf(struct fz_thread *t, uint64_t len);
+void fz_note(struct fz_thread *t, struct fz_op *op, int err);
+int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,
+	     unsigned long req, void *arg);
+void fz_stale_push(struct fz_pool *p, uint32_t *ring, uint32_t v);
+void fz_slot_reset(struct fz_slot *s);
+
+#endif /* P2P_FUZZ_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * p2p_fuzz's edu_nic operations: every edu_nic ioctl, on ranges of
+ * anonymous memory, of object mmaps that move, and of nothing at all.
+ */
+#include <sys/ioctl.h>
+
+#include "p2p_fuzz.h"
+
+enum {
+	OP_REG_MR, OP_DEREG_MR, OP_DMA, OP_MR_STATS, OP_DEV_STATS, OP_DMA_RAW,
+	OP_EDU_BAD,
+	NR_OPS
+};
+
+static struct fz_op ops[NR_OPS];
+
+/* edu_nic ops */
+
+static uint32_t gen_key(struct fz_thread *t, uint64_t *length)
+{
+	struct fz_pool *p = t->pool;
+	uint32_t key;
+
+	*length = 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->nmrs && !fz_one_in(t, 6)) {
+		struct fz_mr *mr = &p->mrs[fz_below(t, p->nmrs)];
+
+		key = mr->key;
+		*length = mr->length;
+	} else if (fz_one_in(t, 2)) {
+		key = p->stale_keys[fz_below(t, NR_STALE)];
+	} else {
+		key = fz_one_in(t, 2) ? 0 : (uint32_t)fz_rnd(t);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return key;
+}
+
+static void dereg_counted(struct fz_thread *t, uint32_t key)
+{
+	struct edu_nic_dereg_mr d = { .key = key };
+
+	fz_note(t, &ops[OP_DEREG_MR],
+	     ioctl(t->pool->efd, EDU_NIC_IOCTL_DEREG_MR, &d) ? errno : 0);
+}
+
+static bool mr_forget(struct fz_pool *p, uint32_t key)
+{
+	bool found = false;
+	int i;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->nmrs; i++) {
+		if (p->mrs[i].key == key) {
+			p->mrs[i] = p->mrs[--p->nmrs];
+			fz_stale_push(p, p->stale_keys, key);
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+static void op_reg_mr(struct fz_thread *t)
+{
+	struct fz_pool *p = t->pool;
+	struct edu_nic_reg_mr r = {};
+	uint64_t len = (1 + fz_below(t, 8)) * PAGE;
+	uint32_t victim = 0;
+
+	r.addr = (uintptr_t)fz_range(t, &len, !fz_one_in(t, 16));
+	r.length = len;
+	r.access = fz_one_in(t, 10) ? fz_flags(t, ~0u) :
+		   1 + fz_below(t, EDU_NIC_ACCESS_MASK);
+	r.flags = fz_flags(t, EDU_NIC_REG_MR_FLAGS);
+	r.key = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : 0;
+	r.pad = fz_pad(t);
+	if (fz_ioctl(t, &ops[OP_REG_MR], p->efd, EDU_NIC_IOCTL_REG_MR, &r))
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->nmrs == POOL_MRS) {
+		int i = fz_below(t, POOL_MRS);
+
+		victim = p->mrs[i].key;
+		fz_stale_push(p, p->stale_keys, victim);
+		p->mrs[i] = p->mrs[--p->nmrs];
+	}
+	p->mrs[p->nmrs++] = (struct fz_mr){ r.key, r.length };
+	pthread_mutex_unlock(&p->lock);
+	if (victim)
+		dereg_counted(t, victim);
+}
+
+static void op_dereg_mr(struct fz_thread *t)
+{
+	struct edu_nic_dereg_mr d = {};
+	uint64_t length;
+
+	d.key = gen_key(t, &length);
+	d.pad = fz_pad(t);
+	mr_forget(t->pool, d.key);
+	fz_ioctl(t, &ops[OP_DEREG_MR], t->pool->efd, EDU_NIC_IOCTL_DEREG_MR,
+		 &d);
+}
+
+/*
+ * Bulk mode is a CPU copy: cheap. The edu engine takes milliseconds per
+ * command under TCG, so device mode is rare and a few bytes long.
+ */
+static void op_dma(struct fz_thread *t)
+{
+	struct edu_nic_dma d = {};
+	uint64_t mr_len;
+
+	d.key = gen_key(t, &mr_len);
+	d.direction = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : fz_below(t, 2);
+	d.mode = EDU_NIC_MODE_BULK;
+	if (mr_len && fz_one_in(t, 400)) {
+		d.mode = EDU_NIC_MODE_DEVICE;
+		d.length = 1 + fz_below(t, 64);
+		d.offset = fz_below(t, mr_len - d.length + 1);
+	} else if (mr_len && !fz_one_in(t, 6)) {
+		d.length = 1 + fz_below(t, mr_len < 2 * PAGE ? mr_len :
+						       2 * PAGE);
+		d.offset = fz_below(t, mr_len - d.length + 1);
+	} else {
+		d.length = fz_evil_u64(t);
+		d.offset = fz_one_in(t, 2) ? fz_evil_u64(t) : mr_len;
+		if (fz_one_in(t, 8))
+			d.mode = 2 + fz_below(t, 100);
+	}
+	d.user_ptr = (uintptr_t)fz_buf(t, d.length);
+	d.flags = fz_pad(t);
+	fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d);
+}
+
+static void op_mr_stats(struct fz_thread *t)
+{
+	struct edu_nic_mr_stats s = {};
+	uint64_t length;
+
+	s.key = gen_key(t, &length);
+	s.pad = fz_pad(t);
+	s.state = (uint32_t)fz_rnd(t);
+	fz_ioctl(t, &ops[OP_MR_STATS], t->pool->efd, EDU_NIC_IOCTL_MR_STATS,
+		 &s);
+}
+
+static void op_dev_stats(struct fz_thread *t)
+{
+	struct edu_nic_dev_stats s = {};
+
+	s.flags = fz_pad(t);
+	s.caps = (uint32_t)fz_rnd(t);
+	fz_ioctl(t, &ops[OP_DEV_STATS], t->pool->efd, EDU_NIC_IOCTL_DEV_STATS,
+		 &s);
+}
+
+/*
+ * Raw reads of bus addresses: only of the exporter's BAR or of addresses
+ * nothing decodes; any other address could be a device register. A real
+ * read is three engine commands, so it is rare; the rest fail validation.
+ */
+static void op_dma_raw(struct fz_thread *t)
+{
+	struct fz_pool *p = t->pool;
+	struct edu_nic_dma_raw r = {};
+
+	if (fz_one_in(t, 100)) {
+		r.bus_addr = fz_one_in(t, 2) && p->vram_bus ?
+			     p->vram_bus + fz_below(t, p->vram_size - PAGE) :
+			     (1ull << 46) + fz_below(t, 1ull << 30);
+		r.length = 1 + fz_below(t, 64);
+	} else {
+		switch (fz_below(t, 4)) {
+		case 0:
+			r.length = 0;
+			break;
+		case 1:
+			r.length = EDU_NIC_DMA_RAW_MAX + 1 +
+				   fz_below(t, 1 << 20);
+			break;
+		case 2:
+			r.length = 1 + fz_below(t, 64);
+			r.bus_addr = ~0ull - fz_below(t, r.length - 1);
+			break;
+		default:
+			r.length = 1 + fz_below(t, 64);
+			r.flags = (uint32_t)fz_rnd(t) | 1;
+			r.pad = (uint32_t)fz_rnd(t);
+			break;
+		}
+		if (!r.bus_addr)
+			r.bus_addr = p->vram_bus;
+	}
+	r.user_ptr = (uintptr_t)fz_buf(t, r.length);
+	fz_ioctl(t, &ops[OP_DMA_RAW], p->efd, EDU_NIC_IOCTL_DMA_RAW, &r);
+}
+
+static void op_edu_bad(struct fz_thread *t)
+{
+	uint64_t arg[16] = {};
+	unsigned int nr = 6 + fz_below(t, 250);
+
+	fz_ioctl(t, &ops[OP_EDU_BAD], t->pool->efd,
+		 fz_one_in(t, 2) ? _IOWR(EDU_NIC_IOCTL_BASE, nr, arg) :
+				_IOW('d', nr, uint64_t), arg);
+}
+
+static struct fz_op ops[NR_OPS] = {
+	[OP_REG_MR] = {
+		"EDU_NIC_REG_MR",
+		ERRS(EINVAL, EFAULT, EPERM, ENOMEM, ENODEV, EACCES, EINTR,
+		     EBUSY, EIO),
+		{ [MODE_IMPORTER] = 12, [MODE_BOTH] = 8 },
+		op_reg_mr,
+	},
+	[OP_DEREG_MR] = {
+		"EDU_NIC_DEREG_MR", ERRS(EINVAL, ENOENT, EFAULT, EACCES),
+		{ [MODE_IMPORTER] = 6, [MODE_BOTH] = 4 },
+		op_dereg_mr,
+	},
+	[OP_DMA] = {
+		"EDU_NIC_DMA",
+		ERRS(EINVAL, ENOENT, EPERM, EFAULT, EIO, EINTR, ENOMEM, ENODEV,
+		     EBUSY, EACCES),
+		{ [MODE_IMPORTER] = 20, [MODE_BOTH] = 14 },
+		op_dma,
+	},
+	[OP_MR_STATS] = {
+		"EDU_NIC_MR_STATS", ERRS(EINVAL, ENOENT, EFAULT, EACCES),
+		{ [MODE_IMPORTER] = 6, [MODE_BOTH] = 3 },
+		op_mr_stats,
+	},
+	[OP_DEV_STATS] = {
+		"EDU_NIC_DEV_STATS", ERRS(EINVAL, EFAULT, EACCES),
+		{ [MODE_IMPORTER] = 3, [MODE_BOTH] = 2 },
+		op_dev_stats,
+	},
+	[OP_DMA_RAW] = {
+		"EDU_NIC_DMA_RAW",
+		ERRS(EPERM, EFAULT, EINVAL, ENOMEM, EIO, ENODEV, EACCES),
+		{ [MODE_IMPORTER] = 3, [MODE_BOTH] = 2 },
+		op_dma_raw,
+	},
+	[OP_EDU_BAD] = {
+		"edu unknown cmd", ERRS(ENOTTY, EACCES),
+		{ [MODE_IMPORTER] = 1, [MODE_BOTH] = 1 },
+		op_edu_bad,
+	},
+};
+
+const struct fz_driver fz_edu_nic = { ops, NR_OPS };
