@@ -339,6 +339,12 @@ static int edu_nic_mr_lock_vma(struct edu_nic_mr *mr, bool write)
 		ret = edu_nic_mr_fault(mr, write);
 		if (ret == -EAGAIN && signal_pending(current))
 			return -ERESTARTSYS;
+		/*
+		 * An exporter's wait for a move, interrupted (TTM's is
+		 * interruptible): only a fatal signal is the caller's EINTR.
+		 */
+		if (ret == -EINTR && !fatal_signal_pending(current))
+			return -ERESTARTSYS;
 		if (ret != -EAGAIN)
 			return ret;
 		cond_resched();
