@@ -44,6 +44,9 @@ int main(void)
 	nic = vp2p_importer_open(0);	/* /dev/edu_nic0 */
 	if (nic < 0) {
 		fprintf(stderr, "no edu_nic device: %s\n", strerror(-nic));
+		/* loaded, yet no device: edu_nic refused the edu's DMA mask */
+		if (!access("/sys/module/edu_nic", F_OK))
+			fprintf(stderr, "edu_nic is loaded but bound to no device: it may have refused to bind (dmesg: \"dma_bits must match the device's dma_mask\"); load it with dma_bits=64, the mask of the project's edu\n");
 		close(gpu);
 		return 77;
 	}

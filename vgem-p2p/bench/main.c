@@ -167,8 +167,38 @@ static void usage(FILE *f)
 		"  -q, --quiet          no progress on stderr\n"
 		"  -h, --help           this help\n"
 		"\n"
-		"Sizes take K, M, G suffixes. Sizes are capped by the VRAM and\n"
-		"device-private memory the exporter has; the output says so.\n");
+		"Sizes take K, M, G suffixes and are multiples of 4K. Sizes are\n"
+		"capped by the VRAM and device-private memory the exporter has; the\n"
+		"output says so.\n"
+		"\n"
+		"The cases of each benchmark (the rows of the table):\n"
+		"  map     anon, vram, devmem; ttm-vram, ttm-sys (with a bochs-display)\n"
+		"  stream  memcpy-bar, p2p-cold, p2p-warm, fallback-cold,\n"
+		"          fallback-warm\n"
+		"  devmem  upstream, p2p\n"
+		"  revoke  move (move-untraced without tracefs); ttm-move (with a\n"
+		"          bochs-display)\n"
+		"  dmabuf  vma-map, dmabuf-map, vma-revoke, dmabuf-revoke\n"
+		"  scale   compact, map-idle, map-move, map-idle-max, map-move-max\n"
+		"The ttm-* cases run the TTM exporter (bochs, through TTM's\n"
+		"p2p_map) where the machine has a bochs-display, and are skipped,\n"
+		"with a note, where it has none.\n"
+		"\n"
+		"Exit status: 0 success, 1 a failed operation, 2 bad usage (one\n"
+		"line naming the option and the value).\n");
+}
+
+/* One line naming what was wrong: exit status 2 */
+static int bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "vgem-p2p-bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'vgem-p2p-bench --help')\n");
+	return -EINVAL;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -237,13 +267,29 @@ static const struct option long_opts[] = {
 	{ }
 };
 
-/* A count option: atoi()'s value, within [@min, @max] */
-static int parse_count(const char *s, int min, int max, unsigned int *out)
+/* The long name of option @c, for messages */
+static const char *opt_name(int c)
 {
-	int v = atoi(s);
+	const struct option *o;
 
-	if (v < min || v > max)
-		return -EINVAL;
+	for (o = long_opts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* A count option: a whole decimal number within [@min, @max] */
+static int parse_count(int c, const char *s, int min, int max,
+		       unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return bad_usage("bad --%s '%s' (a number, %d to %d)",
+				 opt_name(c), s, min, max);
 	*out = v;
 	return 0;
 }
@@ -251,19 +297,23 @@ static int parse_count(const char *s, int min, int max, unsigned int *out)
 static int parse_args(struct bench *b, int argc, char **argv,
 		      const char **outdir)
 {
+	unsigned int n;
 	uint64_t *size;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "b:r:o:qh", long_opts,
+	/* ":": a missing argument is told apart from an unknown option */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:r:o:qh", long_opts,
 				NULL)) != -1) {
 		size = NULL;
 		switch (c) {
 		case 'b':
 			if (parse_benches(optarg, &b->which))
-				return -EINVAL;
+				return bad_usage("bad --bench '%s' (a comma-separated list of: map, stream, devmem, revoke, dmabuf, scale)",
+						 optarg);
 			break;
 		case 'r':
-			if (parse_count(optarg, 1, BENCH_MAX_REPS, &b->reps))
+			if (parse_count(c, optarg, 1, BENCH_MAX_REPS, &b->reps))
 				return -EINVAL;
 			break;
 		case OPT_MAP_MAX:
@@ -279,13 +329,13 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			size = &b->stream_size;
 			break;
 		case OPT_REGS:
-			if (parse_count(optarg, 1, 64, &b->max_regs))
+			if (parse_count(c, optarg, 1, 64, &b->max_regs))
 				return -EINVAL;
 			break;
 		case OPT_TTM_IMPORTER:
-			b->ttm_importer = atoi(optarg);
-			if (b->ttm_importer < 0 || b->ttm_importer > 15)
+			if (parse_count(c, optarg, 0, 15, &n))
 				return -EINVAL;
+			b->ttm_importer = n;
 			break;
 		case OPT_FULL:
 			b->devmem_max = 64 * MiB;
@@ -294,15 +344,15 @@ static int parse_args(struct bench *b, int argc, char **argv,
 			b->scale_procs = 8;
 			break;
 		case OPT_OBJS:
-			if (parse_count(optarg, 4, 1000, &b->scale_objs))
+			if (parse_count(c, optarg, 4, 1000, &b->scale_objs))
 				return -EINVAL;
 			break;
 		case OPT_OBJ_REGS:
-			if (parse_count(optarg, 1, 256, &b->scale_regs))
+			if (parse_count(c, optarg, 1, 256, &b->scale_regs))
 				return -EINVAL;
 			break;
 		case OPT_PROCS:
-			if (parse_count(optarg, 1, 8, &b->scale_procs))
+			if (parse_count(c, optarg, 1, 8, &b->scale_procs))
 				return -EINVAL;
 			break;
 		case OPT_SCALE_MOVE:
@@ -317,13 +367,24 @@ static int parse_args(struct bench *b, int argc, char **argv,
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			return bad_usage("option '%.*s' requires an argument",
+					 (int)strcspn(argv[optind - 1], "="),
+					 argv[optind - 1]);
 		default:
-			return -EINVAL;
+			if (optopt && argv[optind - 1][1] != '-')
+				return bad_usage("unknown option '-%c'", optopt);
+			return bad_usage("unknown option '%.*s'",
+					 (int)strcspn(argv[optind - 1], "="),
+					 argv[optind - 1]);
 		}
 		if (size && parse_size(optarg, size))
-			return -EINVAL;
+			return bad_usage("bad --%s '%s' (bytes, a multiple of 4K, with K, M or G)",
+					 opt_name(c), optarg);
 	}
-	return optind == argc ? 0 : -EINVAL;
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	return 0;
 }
 
 static int open_devices(struct bench *b)
@@ -332,10 +393,10 @@ static int open_devices(struct bench *b)
 
 	b->efd = vp2p_exporter_open(0);
 	if (b->efd < 0)
-		return bench_fail(b->efd, "vgem_p2p device (module loaded?)");
+		return bench_fail(b->efd, "vgem_p2p device (load vgem_p2p.ko: insmod $VP2P_MODULES/vgem-p2p/exporter/vgem_p2p.ko)");
 	b->ifd = vp2p_importer_open(0);
 	if (b->ifd < 0)
-		return bench_fail(b->ifd, "/dev/edu_nic0 (module loaded?)");
+		return bench_fail(b->ifd, "/dev/edu_nic0 (insmod $VP2P_MODULES/vgem-p2p/importer/edu_nic.ko dma_bits=64)");
 	/* Optional: the TTM cases run where there is a bochs-display */
 	if (bench_ttm_open(b)) {
 		bench_note(b, "no bochs card: the TTM exporter's cases are skipped");
@@ -378,10 +439,8 @@ int main(int argc, char **argv)
 	uint64_t t0 = bench_now_ns();
 	int i, ret;
 
-	if (parse_args(&b, argc, argv, &outdir)) {
-		usage(stderr);
+	if (parse_args(&b, argc, argv, &outdir))
 		return 2;
-	}
 	if (open_devices(&b))
 		return 1;
 

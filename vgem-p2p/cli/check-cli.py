@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# check-cli.py CLI MANPAGE: the CLI's contract that needs no device:
-# every subcommand has --help and a man page section, --json output parses
-# as JSON, and errors are one line with a non-zero exit. In the guest,
-# with the modules loaded, the JSON of every workload is checked too.
+# check-cli.py CLI MANPAGE [BENCH BENCH-SRC]: the CLI's contract that needs
+# no device: every subcommand has --help and a man page section, --json
+# output parses as JSON, and errors are one line with a non-zero exit:
+# with --json also one JSON object {"error", "errno", "exit"} on stdout,
+# on every error path; conflicting options and bad values are usage
+# errors naming the option and the value; the hints name the commands that
+# load the modules. In the guest, with the modules loaded, the JSON of
+# every workload is checked too. With BENCH (vgem-p2p-bench) and its
+# source directory: bad arguments are named, and --help lists every case
+# the sources can report.
+import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
 cli, man = sys.argv[1], sys.argv[2]
+bench, bench_src = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else \
+    (None, None)
 COMMANDS = ['info', 'alloc', 'register', 'dma', 'move', 'evict', 'migrate',
             'stats']
 failed = 0
@@ -62,6 +72,87 @@ check(r.returncode == 2 and 'requires an argument' in r.stderr,
 r = run('dma', '--size', 'lots')
 check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1,
       'bad option value: one line, exit 2')
+check(re.search(r"for a command's own$", top.stdout, re.M) is not None,
+      '--help: the line on COMMAND --help is whole')
+
+
+def json_error(args, status, errno, what):
+    """--json ARGS fails with STATUS: one line on stderr, and stdout is one
+    JSON object whose error is that line's message, with ERRNO (None: no
+    call failed) and the exit status."""
+    r = run('--json', *args)
+    lines = r.stderr.strip().splitlines()
+    try:
+        d = json.loads(r.stdout)
+    except ValueError as e:
+        check(False, f'--json {what}: JSON error object ({e}): {r.stdout!r}')
+        return r
+    ok = (r.returncode == status and len(lines) == 1 and
+          d.get('exit') == status and d.get('errno') == errno and
+          isinstance(d.get('error'), str) and d['error'] and
+          d['error'] in lines[0])
+    check(ok, f'--json {what}: exit {status}, errno {errno}, the error '
+          f'in JSON ({r.returncode}, {d}, {r.stderr.strip()!r})')
+    return r
+
+
+EINVAL = 22
+# Usage errors, each with the option or value it must name.
+USAGE = [
+    (['frobnicate'], "'frobnicate'", 'unknown command'),
+    ([], 'no command', 'no command'),
+    (['--exporter', 'x', 'info'], "--exporter 'x'", 'bad --exporter'),
+    (['info', '--importer', '-1'], "--importer '-1'", 'bad --importer'),
+    (['--frob', 'info'], "'--frob'", 'unknown global option'),
+    (['dma', '--frob'], "'--frob'", 'unknown command option'),
+    (['dma', '-Z'], "'-Z'", 'unknown short option'),
+    (['dma', '--size'], "'--size' requires an argument", 'missing value'),
+    (['info', '--exporter'], "'--exporter' requires an argument",
+     'missing global value'),
+    (['dma', '--size', 'lots'], "--size 'lots'", 'bad --size'),
+    (['dma', '--memory', 'gpu'], "--memory 'gpu'", 'bad --memory'),
+    (['dma', '--mode', 'fast'], "--mode 'fast'", 'bad --mode'),
+    (['dma', '--seed', ''], "--seed ''", 'empty --seed'),
+    (['dma', '--seed', '5x'], "--seed '5x'", 'bad --seed'),
+    (['dma', '--iterations', '0'], "--iterations '0'", 'bad --iterations'),
+    (['dma', '--monitor', 'x'], "--monitor 'x'", 'bad --monitor'),
+    (['register', '--access', 'x'], "--access 'x'", 'bad --access'),
+    (['alloc', '--count', 'many'], "--count 'many'", 'bad --count'),
+    (['alloc', '--free-every', '-1'], "--free-every '-1'",
+     'bad --free-every'),
+    (['move', '--target', 'moon'], "--target 'moon'", 'bad --target'),
+    (['move', '--offset', 'x'], "--offset 'x'", 'bad --offset'),
+    (['move', '--moves', '0'], "--moves '0'", 'bad --moves'),
+    (['move', '--interval', 'x'], "--interval 'x'", 'bad --interval'),
+    (['info', 'extra'], "'extra'", 'unexpected argument'),
+    # conflicts
+    (['stats', '--exporter-only', '--importer-only'],
+     '--exporter-only and --importer-only conflict', 'stats -E -I'),
+    (['--progress', '--quiet', 'info'], '--progress and --quiet conflict',
+     '--progress --quiet'),
+    (['info', '--quiet', '--progress'], '--progress and --quiet conflict',
+     'info --quiet --progress'),
+    (['dma', '--monitor', '3', '--write'], '--monitor and --write conflict',
+     'dma --monitor --write'),
+    (['dma', '--monitor', '3', '--iterations', '2'],
+     '--monitor and --iterations conflict', 'dma --monitor --iterations'),
+    (['dma', '--interval', '20'], '--interval needs --monitor',
+     'dma --interval without --monitor'),
+    (['move', '--offset', '4K'], '--offset needs --target vram-at',
+     'move --offset without vram-at'),
+    (['dma', '--memory', 'anon', '--read-only'],
+     'object flags need --memory vram or system', 'anon --read-only'),
+]
+for args, named, what in USAGE:
+    r = run(*args)
+    check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and
+          named in r.stderr,
+          f'{what}: one line naming {named}, exit 2 ({r.returncode}, '
+          f'{r.stderr.strip()!r})')
+    json_error(args, 2, EINVAL, what)
+r = run('--json', 'dma', '--help')
+check(r.returncode == 0 and r.stdout.startswith('usage:'),
+      '--json dma --help: the help, exit 0')
 
 # With devices: every workload's JSON parses, and a missing device is one
 # clear line with exit 1.
@@ -81,12 +172,87 @@ if os.path.exists('/dev/edu_nic0'):
     r = run('--importer', '15', 'dma')
     check(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1,
           'missing importer: one line, exit 1')
+    check('/dev/edu_nic15' in r.stderr and 'bound to' in r.stderr and
+          "'vgem-p2p info'" in r.stderr,
+          f'missing importer: names it, and how to list the others '
+          f'({r.stderr.strip()!r})')
+    json_error(['--importer', '15', 'dma'], 1, 19, 'missing importer')
+    json_error(['--exporter', '15', 'stats', '--exporter-only'], 1, 19,
+               'missing exporter')
 else:
     r = run('dma')
     check(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1,
           'no device: one line, exit 1')
+    json_error(['dma'], 1, 19, 'no device')
+    # the hint: the command that loads the module, as the suite does
+    check('edu_nic is not loaded: insmod ' in r.stderr and
+          'vgem-p2p/importer/edu_nic.ko dma_bits=64' in r.stderr and
+          'modprobe' not in r.stderr,
+          f'no device: the insmod that loads edu_nic ({r.stderr.strip()!r})')
+    r = run('stats', '--exporter-only')
+    check('vgem_p2p is not loaded: insmod ' in r.stderr and
+          'vgem-p2p/exporter/vgem_p2p.ko' in r.stderr and
+          'modprobe' not in r.stderr,
+          f'no exporter: the insmod that loads vgem_p2p ({r.stderr.strip()!r})')
     r = run('info')
     check(r.returncode == 0 and 'edu_nic' in r.stderr,
           'info without importers: says why on stderr')
+    check('insmod' in r.stderr and 'modprobe' not in r.stderr,
+          'info without modules: the insmod lines, no modprobe')
+
+# vgem-p2p-bench: a bad argument is one line naming it, exit 2; --help
+# lists every case the benchmarks can report (read from their sources:
+# the case-name tables and the names given to bench_row_add() and
+# revoke_report()).
+if bench:
+    def brun(*args):
+        return subprocess.run([bench, *args], capture_output=True,
+                              text=True)
+
+    for args, named in ((['--reps', 'x'], "--reps 'x'"),
+                        (['-r', '0'], "--reps '0'"),
+                        (['--reps'], "'--reps' requires an argument"),
+                        (['--frob'], "'--frob'"),
+                        (['-Z'], "'-Z'"),
+                        (['--bench', 'map,foo'], "--bench 'map,foo'"),
+                        (['--map-max', '3'], "--map-max '3'"),
+                        (['--stream', 'big'], "--stream 'big'"),
+                        (['--ttm-importer', '16'], "--ttm-importer '16'"),
+                        (['--ttm-importer', 'x'], "--ttm-importer 'x'"),
+                        (['--objs', '2'], "--objs '2'"),
+                        (['--procs', '9'], "--procs '9'"),
+                        (['extra'], "'extra'")):
+        r = brun(*args)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and named in lines[0] and
+              not r.stdout,
+              f'vgem-p2p-bench {" ".join(args)}: one line naming {named}, '
+              f'exit 2 ({r.returncode}, {r.stderr.strip()!r})')
+    h = brun('--help')
+    check(h.returncode == 0, 'vgem-p2p-bench --help exits 0')
+    cases = {}
+    for f in sorted(glob.glob(os.path.join(bench_src, 'bench_*.c'))):
+        src = open(f).read()
+        b = os.path.basename(f)[6:-2]
+        found = set()
+        for m in re.finditer(r'\w*names\s*\[[^\]]*\]\s*=\s*\{([^}]*)\}', src):
+            found |= set(re.findall(r'"([^"]+)"', m.group(1)))
+        for m in re.finditer(r'(?:bench_row_add\(\s*b,\s*\w+,|'
+                             r'revoke_report\(\s*b,)([^,]*(?:\?[^,:]*:[^,]*)?),',
+                             src):
+            found |= set(re.findall(r'"([^"]+)"', m.group(1)))
+        if found:
+            cases[b] = found
+    check(len(cases) >= 6 and 'ttm-vram' in cases.get('map', ()) and
+          'ttm-move' in cases.get('revoke', ()),
+          f'vgem-p2p-bench sources: the cases found ({sorted(cases)})')
+    table = h.stdout[h.stdout.find('The cases of each benchmark'):]
+    for b, names in sorted(cases.items()):
+        line = re.search(r'^  ' + re.escape(b) + r'\s.*(?:\n {10}.*)*',
+                         table, re.M)
+        listed = set(re.findall(r'[\w-]+', line.group(0))) if line else set()
+        missing = sorted(names - listed)
+        check(not missing, f'vgem-p2p-bench --help lists every case of {b}'
+              f'{": missing " + ", ".join(missing) if missing else ""}')
 
 sys.exit(1 if failed else 0)

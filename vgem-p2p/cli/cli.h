@@ -32,6 +32,8 @@ struct vbuf {
 	uint64_t migrated;	/* MEM_DEVMEM: pages migrated */
 };
 
+/* why @module ("vgem_p2p", "edu_nic") offers no device, and the fix */
+void module_hint(const char *module, char *buf, size_t len);
 int ctx_exporter(struct ctx *c);
 int ctx_importer(struct ctx *c);
 

@@ -36,10 +36,14 @@ static int alloc_run(struct ctx *c, int argc, char **argv)
 		if (ret == 2)
 			return 2;
 		if (opt != 'n' && opt != 'f')
-			return out_usage("bad option");
+			return out_badopt(opt, argv);
+		errno = 0;
 		n = strtoul(optarg, &end, 0);
-		if (*end || *optarg == '-' || (opt == 'n' && !n))
-			return out_usage("bad number '%s'", optarg);
+		if (!*optarg || *end || *optarg == '-' || errno ||
+		    (opt == 'n' && !n))
+			return out_usage("bad %s '%s' (a number%s)",
+					 opt == 'n' ? "--count" : "--free-every",
+					 optarg, opt == 'n' ? ", 1 or more" : "");
 		if (opt == 'n')
 			count = n;
 		else

@@ -43,8 +43,11 @@ static int register_run(struct ctx *c, int argc, char **argv)
 			w.access = EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE;
 		else if (opt == 'n')
 			flags = 0;
+		else if (opt == 'a')
+			return out_usage("bad --access '%s' (r, w or rw)",
+					 optarg);
 		else
-			return out_usage("bad option");
+			return out_badopt(opt, argv);
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);
@@ -161,7 +164,13 @@ static int monitor(struct ctx *c, struct wl *w, uint64_t target,
 	out_u64("bad_values", backwards);
 	out_bool("ok", last == target && !backwards);
 	out_close();
-	return last == target && !backwards ? 0 : 1;
+	if (backwards)
+		return out_err(0, "the NIC saw %" PRIu64 " values the GPU never wrote",
+			       backwards);
+	if (last != target)
+		return out_err(0, "the NIC saw %" PRIu64 " of %" PRIu64 " after %" PRIu64 " polls",
+			       last, target, polls);
+	return 0;
 }
 
 /* One pass: read the region and check it, or write it and check it. */
@@ -216,6 +225,7 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 	unsigned long iterations = 1, n, target = 0, interval = 50;
 	int64_t bad = -1, first_bad = -1;
 	bool write = false;
+	unsigned int seen = 0;	/* --iterations, --monitor, --interval */
 	uint64_t bad_passes = 0;
 	uint8_t *buf = NULL;
 	struct wl w;
@@ -237,22 +247,34 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 		case 'n':
 		case 'c':
 		case 't':
+			errno = 0;
 			n = strtoul(optarg, &end, 0);
-			if (*end || !n || *optarg == '-')
-				return out_usage("bad number '%s'", optarg);
+			if (!*optarg || *end || !n || *optarg == '-' || errno)
+				return out_usage("bad %s '%s' (a number, 1 or more)",
+						 opt == 'n' ? "--iterations" :
+						 opt == 'c' ? "--monitor" :
+						 "--interval", optarg);
 			if (opt == 'n')
 				iterations = n;
 			else if (opt == 'c')
 				target = n;
 			else
 				interval = n;
+			seen |= 1u << (opt == 'n' ? 0 : opt == 'c' ? 1 : 2);
 			break;
 		default:
-			return out_usage("bad option");
+			return out_badopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);
+	/* --monitor polls a counter: no pass to repeat, nothing to write */
+	if (target && write)
+		return out_usage("--monitor and --write conflict");
+	if (target && (seen & 1))
+		return out_usage("--monitor and --iterations conflict");
+	if (!target && (seen & 4))
+		return out_usage("--interval needs --monitor");
 	if (target && (w.mem == MEM_DEVMEM ||
 		       (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)))
 		return out_usage("--monitor needs memory the CPU writes");

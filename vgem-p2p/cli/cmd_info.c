@@ -35,15 +35,10 @@ static void out_pcipath(const char *pci)
  */
 static void info_hint(const char *module, const char *what)
 {
-	char path[64];
+	char hint[512];
 
-	snprintf(path, sizeof(path), "/sys/module/%s", module);
-	if (access(path, F_OK))
-		fprintf(stderr, "vgem-p2p: info: no %s: module %s is not loaded (modprobe %s)\n",
-			what, module, module);
-	else
-		fprintf(stderr, "vgem-p2p: info: no %s: module %s is loaded but bound to no device\n",
-			what, module);
+	module_hint(module, hint, sizeof(hint));
+	fprintf(stderr, "vgem-p2p: info: no %s: %s\n", what, hint);
 }
 
 static int info_run(struct ctx *c, int argc, char **argv)
@@ -186,7 +181,7 @@ static int stats_run(struct ctx *c, int argc, char **argv)
 	struct edu_nic_dev_stats is;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "EI", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":EI", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'E':
 			want_i = false;
@@ -195,11 +190,13 @@ static int stats_run(struct ctx *c, int argc, char **argv)
 			want_e = false;
 			break;
 		default:
-			return out_usage("bad option");
+			return out_badopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);
+	if (!want_e && !want_i)
+		return out_usage("--exporter-only and --importer-only conflict");
 	if (want_e) {
 		if (ctx_exporter(c) < 0)
 			return 1;

@@ -28,7 +28,7 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS, opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret)
-			return ret == 2 ? 2 : out_usage("bad option");
+			return ret == 2 ? 2 : out_badopt(opt, argv);
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);

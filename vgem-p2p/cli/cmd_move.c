@@ -83,7 +83,7 @@ static int move_run(struct ctx *c, int argc, char **argv)
 	struct stream s = { .c = c };
 	uint64_t offset = 0, off;
 	pthread_t thread;
-	bool started = false, ok;
+	bool started = false, has_offset = false, ok;
 	struct wl w;
 	int opt, ret;
 	char *end;
@@ -99,28 +99,38 @@ static int move_run(struct ctx *c, int argc, char **argv)
 		switch (opt) {
 		case 'T':
 			if (parse_target(optarg, &target))
-				return out_usage("bad --target '%s'", optarg);
+				return out_usage("bad --target '%s' (vram, vram-at, system or cycle)",
+						 optarg);
 			break;
 		case 'o':
 			if (parse_size(optarg, &offset) && strcmp(optarg, "0"))
-				return out_usage("bad --offset '%s'", optarg);
+				return out_usage("bad --offset '%s' (bytes, with K, M or G)",
+						 optarg);
+			has_offset = true;
 			break;
 		case 'n':
 		case 't':
+			errno = 0;
 			i = strtoul(optarg, &end, 0);
-			if (*end || *optarg == '-' || (opt == 'n' && !i))
-				return out_usage("bad number '%s'", optarg);
+			if (!*optarg || *end || *optarg == '-' || errno ||
+			    (opt == 'n' && !i))
+				return out_usage("bad %s '%s' (a number%s)",
+						 opt == 'n' ? "--moves" :
+						 "--interval", optarg,
+						 opt == 'n' ? ", 1 or more" : "");
 			if (opt == 'n')
 				moves = i;
 			else
 				interval = i;
 			break;
 		default:
-			return out_usage("bad option");
+			return out_badopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);
+	if (has_offset && target != VGEM_P2P_MOVE_VRAM_AT)
+		return out_usage("--offset needs --target vram-at");
 	if (w.mem != MEM_VRAM && w.mem != MEM_SYSTEM)
 		return out_usage("moves need --memory vram or system");
 	if (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)
@@ -242,7 +252,7 @@ static int evict_run(struct ctx *c, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS, opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret)
-			return ret == 2 ? 2 : out_usage("bad option");
+			return ret == 2 ? 2 : out_badopt(opt, argv);
 	}
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Helpers shared by the subcommands: devices, buffers, patterns, output. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,30 +11,93 @@
 
 #include "cli.h"
 
+/* How a module of the tree is loaded, in a guest of ./qemu/vp2p. */
+static void load_command(const char *module, char *buf, size_t len)
+{
+	const char *dir = getenv("VP2P_MODULES");
+
+	snprintf(buf, len, "insmod %s/vgem-p2p/%s/%s.ko%s",
+		 dir && *dir ? dir : "build/modules",
+		 strcmp(module, "edu_nic") ? "exporter" : "importer", module,
+		 strcmp(module, "edu_nic") ? "" : " dma_bits=64");
+}
+
+/* Devices @module's PCI driver is bound to */
+static int bound_devices(const char *module)
+{
+	char path[128];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s", module);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		n += !strncmp(d->d_name, "0000:", 5) ||
+		     (strlen(d->d_name) == 12 && d->d_name[4] == ':');
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Why @module offers no device, and what to do: not loaded (the command
+ * that loads it), or loaded and bound to nothing (for edu_nic, nearly
+ * always its DMA mask: it binds with dma_bits matching the device's
+ * dma_mask, which its default of 28 does not on the project's edu).
+ */
+void module_hint(const char *module, char *buf, size_t len)
+{
+	char cmd[256], path[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", module);
+	load_command(module, cmd, sizeof(cmd));
+	if (access(path, F_OK))
+		snprintf(buf, len, "%s is not loaded: %s", module, cmd);
+	else if (bound_devices(module))
+		snprintf(buf, len, "%s is bound to %d device(s): 'vgem-p2p info' lists them",
+			 module, bound_devices(module));
+	else if (!strcmp(module, "edu_nic"))
+		snprintf(buf, len,
+			 "edu_nic is loaded but bound to no device: its dma_bits (default 28) must match the edu's dma_mask (see dmesg); reload it: rmmod edu_nic; %s",
+			 cmd);
+	else
+		snprintf(buf, len, "%s is loaded but bound to no device (see dmesg)",
+			 module);
+}
+
 int ctx_exporter(struct ctx *c)
 {
+	char hint[512];
 	int fd;
 
 	if (c->efd >= 0)
 		return c->efd;
 	fd = vp2p_exporter_open(c->exporter);
-	if (fd < 0)
-		return out_err(fd, "exporter %d (is vgem_p2p.ko loaded?)",
-			       c->exporter), -1;
+	if (fd < 0) {
+		module_hint("vgem_p2p", hint, sizeof(hint));
+		out_err(fd, "no vgem_p2p exporter %d (%s)", c->exporter, hint);
+		return -1;
+	}
 	c->efd = fd;
 	return fd;
 }
 
 int ctx_importer(struct ctx *c)
 {
+	char hint[512];
 	int fd;
 
 	if (c->ifd >= 0)
 		return c->ifd;
 	fd = vp2p_importer_open(c->importer);
-	if (fd < 0)
-		return out_err(fd, "/dev/edu_nic%d (is edu_nic.ko loaded?)",
-			       c->importer), -1;
+	if (fd < 0) {
+		module_hint("edu_nic", hint, sizeof(hint));
+		out_err(fd, "no importer /dev/edu_nic%d (%s)", c->importer,
+			hint);
+		return -1;
+	}
 	c->ifd = fd;
 	return fd;
 }

@@ -38,16 +38,24 @@ static void usage(FILE *f)
 		"                     (default: on when stderr is a terminal)\n"
 		"  -q, --quiet        no progress\n"
 		"  -V, --version      print the version\n"
-		"  -h, --help         this help; COMMAND --help for a command's\n"
-		"The long forms may also follow the command.\n"
+		"  -h, --help         this help; COMMAND --help for a command's own\n"
+		"The long forms may also follow the command. --progress and\n"
+		"--quiet conflict.\n"
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name,
 			commands[i]->summary);
-	fprintf(f, "\nExit status: 0 success, 1 failure (one line on stderr), "
-		"2 bad usage.\nSee vgem-p2p(1).\n");
+	fprintf(f,
+		"\n"
+		"Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.\n"
+		"With --json, an error is also in the JSON on stdout: \"error\" (the\n"
+		"message), \"errno\" (null when no call failed), \"exit\" (the status).\n"
+		"See vgem-p2p(1).\n");
 }
+
+/* --progress and --quiet, as given: together they are a usage error */
+static bool seen_progress, seen_quiet;
 
 /* Apply global option @opt; out_usage()'s status on a bad argument. */
 static int set_global(struct ctx *c, int opt, const char *arg)
@@ -60,7 +68,9 @@ static int set_global(struct ctx *c, int opt, const char *arg)
 	case 'i':
 		n = strtol(arg, &end, 10);
 		if (!*arg || *end || n < 0 || n > INT_MAX)
-			return out_usage("bad device index '%s'", arg);
+			return out_usage("bad %s '%s' (a device index, 0 or more)",
+					 opt == 'e' ? "--exporter" :
+					 "--importer", arg);
 		if (opt == 'e')
 			c->exporter = n;
 		else
@@ -70,10 +80,14 @@ static int set_global(struct ctx *c, int opt, const char *arg)
 		out_json = true;
 		return 0;
 	case 'p':
-		out_progress = true;
-		return 0;
 	case 'q':
-		out_progress = false;
+		if (opt == 'p')
+			seen_progress = true;
+		else
+			seen_quiet = true;
+		if (seen_progress && seen_quiet)
+			return out_usage("--progress and --quiet conflict");
+		out_progress = opt == 'p';
 		return 0;
 	}
 	return 2;
@@ -130,7 +144,26 @@ static int hoist_globals(struct ctx *c, int *argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * --json before anything can fail, so that an error in the options that
+ * come before it is reported as JSON too: "--json" anywhere up to "--"
+ * (hoist_globals() takes it there), "-j" among the global options.
+ */
+static void prescan_json(int argc, char **argv)
+{
+	bool global = true;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--json") ||
+		    (global && !strcmp(argv[i], "-j")))
+			out_json = true;
+		if (argv[i][0] != '-')
+			global = false;
+	}
+}
+
+static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "exporter", required_argument, NULL, 'e' },
@@ -147,8 +180,13 @@ int main(int argc, char **argv)
 	int opt, ret, first, cargc;
 
 	out_progress = isatty(STDERR_FILENO);
-	/* "+": stop at the command, whose options are its own */
-	while ((opt = getopt_long(argc, argv, "+e:i:jpqVh", opts, NULL)) != -1) {
+	opterr = 0;
+	/*
+	 * "+": stop at the command, whose options are its own; ":": a
+	 * missing argument is told apart from an unknown option.
+	 */
+	while ((opt = getopt_long(argc, argv, "+:e:i:jpqVh", opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 		case 'i':
@@ -166,14 +204,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return out_badopt(opt, argv);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return out_usage("no command");
 	for (i = 0; i < NR_COMMANDS; i++) {
 		if (strcmp(argv[optind], commands[i]->name))
 			continue;
@@ -196,4 +231,10 @@ out:
 	if (c.ifd >= 0)
 		close(c.ifd);
 	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	prescan_json(argc, argv);
+	return out_finish(run(argc, argv));
 }

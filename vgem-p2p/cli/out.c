@@ -5,9 +5,11 @@
  * json-c container that takes the members.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +58,15 @@ static void text_member(const char *key)
 		printf("%s: ", key);
 }
 
+/*
+ * JSON: the finished document, kept for out_finish(), and the first error
+ * (message and errno, 0 for none) to put in it.
+ */
+static struct json_object *json_doc;
+static char err_msg[512];
+static int err_errno;
+static bool err_set;
+
 /* JSON: @val (owned by the tree from now on) into the current container. */
 static void json_member(const char *key, struct json_object *val)
 {
@@ -72,18 +83,47 @@ void out_begin(void)
 	stack[0].obj = out_json ? json_object_new_object() : NULL;
 }
 
+/* JSON: the document is printed by out_finish(), with any error in it */
 void out_end(void)
 {
 	while (depth > 0)
 		out_close();
-	if (out_json && stack[0].obj) {
-		puts(json_object_to_json_string_ext(stack[0].obj,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(stack[0].obj);
+	if (out_json && stack[0].obj && !json_doc) {
+		json_doc = stack[0].obj;
 		stack[0].obj = NULL;
 	}
 	fflush(stdout);
+}
+
+int out_finish(int status)
+{
+	struct json_object *doc;
+
+	if (!out_json)
+		return status;
+	out_end();
+	if (status && !err_set) {
+		snprintf(err_msg, sizeof(err_msg), "exit status %d", status);
+		err_errno = 0;
+		err_set = true;
+	}
+	if (!json_doc && !err_set)
+		return status;
+	doc = json_doc ?: json_object_new_object();
+	if (err_set) {
+		json_object_object_add(doc, "error",
+				       json_object_new_string(err_msg));
+		json_object_object_add(doc, "errno", err_errno ?
+				       json_object_new_int(err_errno) : NULL);
+		json_object_object_add(doc, "exit",
+				       json_object_new_int(status));
+	}
+	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+		JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+	json_doc = NULL;
+	fflush(stdout);
+	return status;
 }
 
 static void open_container(const char *key, bool array)
@@ -169,33 +209,76 @@ void out_bool(const char *key, bool val)
 	printf("%s\n", val ? "true" : "false");
 }
 
+/* Keep the first error for the JSON document; @err is an errno or 0. */
+static void record(int err, const char *msg)
+{
+	size_t n;
+
+	if (err_set)
+		return;
+	n = out_cmd ? (size_t)snprintf(err_msg, sizeof(err_msg), "%s: ",
+				       out_cmd) : 0;
+	if (n >= sizeof(err_msg))
+		n = 0;
+	snprintf(err_msg + n, sizeof(err_msg) - n, "%s", msg);
+	err_errno = err;
+	err_set = true;
+}
+
 int out_err(int err, const char *fmt, ...)
 {
+	char msg[sizeof(err_msg)];
 	va_list ap;
+	size_t n;
 
+	if (err < 0)
+		err = -err;
 	progress_done();
 	fflush(stdout);
-	out_prefix();
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	n = strlen(msg);
 	if (err)
-		fprintf(stderr, ": %s", strerror(err < 0 ? -err : err));
-	fputc('\n', stderr);
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(err));
+	out_prefix();
+	fprintf(stderr, "%s\n", msg);
+	record(err, msg);
 	return 1;
 }
 
 int out_usage(const char *fmt, ...)
 {
+	char msg[sizeof(err_msg)];
 	va_list ap;
 
-	out_prefix();
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'vgem-p2p%s%s --help')\n", out_cmd ? " " : "",
-		out_cmd ?: "");
+	out_prefix();
+	fprintf(stderr, "%s (see 'vgem-p2p%s%s --help')\n", msg,
+		out_cmd ? " " : "", out_cmd ?: "");
+	record(EINVAL, msg);
 	return 2;
+}
+
+int out_badopt(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	size_t len = strcspn(arg, "=");
+
+	/* a short option inside a cluster ("-xq"): name the letter */
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return out_usage(opt == ':' ?
+				 "option '-%c' requires an argument" :
+				 "unknown option '-%c'", optopt);
+	if (opt == ':')
+		return out_usage("option '%.*s' requires an argument",
+				 (int)len, arg);
+	if (opt == '?')
+		return out_usage("unknown option '%.*s'", (int)len, arg);
+	/* an option getopt knows that this command does not handle */
+	return out_usage("option '%.*s' does not apply here", (int)len, arg);
 }
 
 /*

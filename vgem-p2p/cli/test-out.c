@@ -30,5 +30,6 @@ int main(int argc, char **argv)
 	out_obj("obj");
 	out_bool("f", false);
 	out_end();
-	return 0;
+	/* JSON: the document is printed here, at exit */
+	return out_finish(0);
 }

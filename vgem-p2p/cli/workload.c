@@ -19,25 +19,31 @@ void wl_init(struct wl *w)
 
 int wl_opt(struct wl *w, int opt, const char *arg)
 {
+	unsigned long n;
 	char *end;
 
 	switch (opt) {
 	case 'm':
 		if (parse_mem(arg, &w->mem))
-			return out_usage("bad --memory '%s'", arg);
+			return out_usage("bad --memory '%s' (vram, system, anon or devmem)",
+					 arg);
 		return 0;
 	case 's':
 		if (parse_size(arg, &w->size))
-			return out_usage("bad --size '%s'", arg);
+			return out_usage("bad --size '%s' (bytes, with K, M or G)",
+					 arg);
 		return 0;
 	case 'M':
 		if (parse_mode(arg, &w->mode))
-			return out_usage("bad --mode '%s'", arg);
+			return out_usage("bad --mode '%s' (device or bulk)", arg);
 		return 0;
 	case 'S':
-		w->seed = strtoul(arg, &end, 0);
-		if (*end)
-			return out_usage("bad --seed '%s'", arg);
+		errno = 0;
+		n = strtoul(arg, &end, 0);
+		if (!*arg || *end || *arg == '-' || errno || n > UINT32_MAX)
+			return out_usage("bad --seed '%s' (0 to %u)", arg,
+					 UINT32_MAX);
+		w->seed = n;
 		return 0;
 	case 0x100:
 		w->bo_flags |= VGEM_P2P_CREATE_READ_ONLY;

@@ -22,7 +22,8 @@ struct wl {
 	struct drm_vgem_p2p_stats e0;	/* exporter counters at the start */
 };
 
-#define WL_SHORTOPTS "m:s:M:S:"
+/* ":": getopt_long() returns ':' for a missing argument */
+#define WL_SHORTOPTS ":m:s:M:S:"
 #define WL_LONGOPTS \
 	{ "memory", required_argument, NULL, 'm' }, \
 	{ "size", required_argument, NULL, 's' }, \
