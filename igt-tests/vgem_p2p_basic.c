@@ -188,6 +188,87 @@ static void test_dmabuf_mmap(int fd)
 	}
 }
 
+/* mmap() of @dmabuf with @prot and @flags: 0, or -errno */
+static int dmabuf_mmap_err(int dmabuf, int prot, int flags)
+{
+	void *d = mmap(NULL, 8192, prot, flags, dmabuf, 0);
+
+	if (d == MAP_FAILED)
+		return -errno;
+	munmap(d, 8192);
+	return 0;
+}
+
+static void test_dmabuf_read_only(int fd)
+{
+	static const uint32_t flags[] = { 0, VGEM_P2P_CREATE_SYSTEM };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		uint32_t h = vgem_p2p_create(fd, 8192, flags[i]);
+		char *p = vgem_p2p_mmap(fd, h, 8192,
+					PROT_READ | PROT_WRITE);
+		int ro, again;
+		char *d;
+
+		fill_pattern(p, 8192, 60 + i);
+		/* the first export makes the dma-buf: read-only */
+		igt_assert_eq(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC, &ro), 0);
+		igt_assert_eq(dmabuf_mmap_err(ro, PROT_READ | PROT_WRITE,
+					      MAP_SHARED), -EACCES);
+		igt_assert_eq(dmabuf_mmap_err(ro, PROT_WRITE, MAP_SHARED),
+			      -EACCES);
+		igt_assert_eq(dmabuf_mmap_err(ro, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE), -EINVAL);
+		igt_assert_eq(fcntl(ro, F_GETFL) & O_ACCMODE, O_RDONLY);
+
+		/* reading works; write access cannot be added later */
+		d = mmap(NULL, 8192, PROT_READ, MAP_SHARED, ro, 0);
+		igt_assert(d != MAP_FAILED);
+		igt_assert(check_pattern(d, 8192, 60 + i));
+		igt_assert_eq(mprotect(d, 8192, PROT_READ | PROT_WRITE), -1);
+		igt_assert_eq(errno, EACCES);
+		munmap(d, 8192);
+
+		/* a later DRM_RDWR export gets the same, read-only, file */
+		igt_assert_eq(drmPrimeHandleToFD(fd, h,
+						 DRM_CLOEXEC | DRM_RDWR,
+						 &again), 0);
+		igt_assert_eq(fcntl(again, F_GETFL) & O_ACCMODE, O_RDONLY);
+		igt_assert_eq(dmabuf_mmap_err(again, PROT_READ | PROT_WRITE,
+					      MAP_SHARED), -EACCES);
+		igt_assert(check_pattern(p, 8192, 60 + i));
+		close(again);
+		close(ro);
+		munmap(p, 8192);
+		gem_close(fd, h);
+	}
+}
+
+static void test_dmabuf_read_only_import(int fd)
+{
+	int fd2 = vgem_p2p_open(), ro;
+	uint32_t h = vgem_p2p_create(fd, 8192, 0), h2;
+	char *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+	char *q;
+
+	fill_pattern(p, 8192, 70);
+	igt_assert_eq(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC, &ro), 0);
+	igt_assert_eq(fcntl(ro, F_GETFL) & O_ACCMODE, O_RDONLY);
+	/* another file of the device, as another process would have */
+	igt_assert_eq(drmPrimeFDToHandle(fd2, ro, &h2), 0);
+	q = vgem_p2p_mmap(fd2, h2, 8192, PROT_READ | PROT_WRITE);
+	igt_assert(check_pattern(q, 8192, 70));
+	fill_pattern(q, 4096, 71);
+	igt_assert(check_pattern(p, 4096, 71));
+	munmap(q, 8192);
+	gem_close(fd2, h2);
+	close(fd2);
+	close(ro);
+	munmap(p, 8192);
+	gem_close(fd, h);
+}
+
 static void test_dmabuf_mmap_move(int fd)
 {
 	uint32_t h = vgem_p2p_create(fd, 8192, 0);
@@ -443,6 +524,14 @@ igt_main
 	igt_describe("A move revokes a dma-buf mmap as any other CPU mapping: after moves within VRAM and to system memory, whose old VRAM is poisoned, the dma-buf mapping reads and writes the object where it went.");
 	igt_subtest("dmabuf-mmap-move")
 		test_dmabuf_mmap_move(fd);
+
+	igt_describe("A dma-buf exported without DRM_RDWR is a read-only file, for a VRAM and a system object: mmap() with PROT_WRITE and MAP_SHARED gets EACCES, MAP_PRIVATE EINVAL, mprotect() cannot add PROT_WRITE to a read mapping (EACCES), and a later export with DRM_RDWR returns the same read-only file; reading works and the object is unchanged.");
+	igt_subtest("dmabuf-read-only")
+		test_dmabuf_read_only(fd);
+
+	igt_describe("What a read-only dma-buf does not prevent, as in every DRM driver: another file of the device imports it as a GEM handle and maps the object for writing, and the write reaches the object (docs/uapi.md, Read-only dma-bufs: this holds the documented behaviour, it is no guarantee).");
+	igt_subtest("dmabuf-read-only-import")
+		test_dmabuf_read_only_import(fd);
 
 	igt_describe("Two read fences share an object, a write fence then gets EBUSY; a fence signals once, then ENOENT.");
 	igt_subtest("fence-basic")

@@ -11,20 +11,7 @@
 
 IGT_TEST_DESCRIPTION("vgem_p2p device-private memory (HMM migration)");
 
-static int migrate(int fd, void *addr, size_t size, uint32_t dir,
-		   uint64_t *npages)
-{
-	struct drm_vgem_p2p_migrate m = {
-		.addr = (uintptr_t)addr, .size = size, .direction = dir,
-	};
-
-	if (drmIoctl(fd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m))
-		return -errno;
-	*npages = m.npages;
-	return 0;
-}
-
-/* migrate(), reporting npages also on failure */
+/* MIGRATE: 0 or -errno; *@npages as the kernel wrote it back, on failure too */
 static int migrate_progress(int fd, void *addr, size_t size, uint32_t dir,
 			    uint64_t *npages)
 {
@@ -35,6 +22,13 @@ static int migrate_progress(int fd, void *addr, size_t size, uint32_t dir,
 
 	*npages = m.npages;
 	return ret;
+}
+
+/* The same, for callers that look at *@npages only on success */
+static int migrate(int fd, void *addr, size_t size, uint32_t dir,
+		   uint64_t *npages)
+{
+	return migrate_progress(fd, addr, size, dir, npages);
 }
 
 /* A migration that must end with @ret, having moved @npages pages */
@@ -261,7 +255,7 @@ static void test_not_anonymous(int fd)
 	gem_close(fd, h);
 }
 
-static void test_client_quota(int fd)
+static void test_process_quota(int fd)
 {
 	unsigned long old_quota = get_quota();
 	size_t page = 4096, size = 32 * page;
@@ -278,52 +272,103 @@ static void test_client_quota(int fd)
 		       16);
 	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 			  used + 16 * page);
-	/* another client: its own quota */
+	/* another file of the same process: the same, spent, quota */
 	migrate_expect(fd2, b, 16 * page,
-		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+		       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
+	migrate_expect(fd, b, page, VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
 	/* already on the device */
 	migrate_expect(fd2, a, page, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 0);
 
-	/* back to RAM: fd1's charge goes, it may migrate again */
-	migrate_expect(fd1, a, 16 * page,
+	/* back to RAM, through either file: the charge goes */
+	migrate_expect(fd2, a, 16 * page,
 		       VGEM_P2P_MIGRATE_TO_RAM, 0, 16);
-	migrate_expect(fd1, a, 16 * page,
+	migrate_expect(fd2, b, 16 * page,
 		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-			  used + 32 * page);
-	/* fd1 is at its quota ... */
-	migrate_expect(fd1, c, 16 * page,
-		       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
-	/* ... until munmap frees its device pages and their charge */
-	munmap(a, size);
 	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
 			  used + 16 * page);
 	migrate_expect(fd1, c, 16 * page,
-		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-			  used + 32 * page);
-
-	/* files closed while their pages are on the device */
-	close(fd1);
+		       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
+	/* closing the file that migrated b gives nothing back ... */
 	close(fd2);
-	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used,
-			  used + 32 * page);
-	igt_assert(check_pattern(b, 16 * page, 311));
-	igt_assert(check_pattern(c, 16 * page, 312));
-	/* faulted home, their charges gone with them */
-	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	migrate_expect(fd1, c, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, -EDQUOT, 0);
+	igt_assert(check_pattern(a, size, 310));
+	/* ... munmap of its pages does */
 	munmap(b, 16 * page);
-	munmap(c, 16 * page);
-
-	/* a new client starts from nothing */
-	fd1 = vgem_p2p_open();
-	a = anon(size);
-	migrate_expect(fd1, a, 16 * page,
-		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
-	munmap(a, size);
 	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
-	close(fd1);
+	migrate_expect(fd1, c, 16 * page,
+		       VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	igt_assert(check_pattern(c, 16 * page, 312));
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	munmap(a, size);
+	munmap(c, 16 * page);
 	set_quota(old_quota);
+	close(fd1);
+}
+
+/*
+ * The child's side of test_quota_exit(): migrate 16 pages of its own
+ * through the parent's file, report, and wait to be told to exit.
+ */
+static void quota_exit_child(int fd, int ready, int go)
+{
+	char *d = anon(16 * 4096);
+	uint64_t n = 0;
+	char r;
+
+	fill_pattern(d, 16 * 4096, 314);
+	r = migrate_progress(fd, d, 16 * 4096, VGEM_P2P_MIGRATE_TO_DEVICE,
+			     &n) == 0 && n == 16 ? 'y' : 'n';
+	if (write(ready, &r, 1) != 1 || read(go, &r, 1) != 1)
+		_exit(2);
+	_exit(0);
+}
+
+static void test_quota_exit(int fd)
+{
+	unsigned long old_quota = get_quota();
+	size_t size = 16 * 4096;
+	uint64_t used = vgem_p2p_stats(fd).devmem_used;
+	int fd1 = vgem_p2p_open(), ready[2], go[2], status;
+	char *c = anon(size), *e = anon(size);
+	uint64_t n = 0;
+	pid_t pid;
+	char r;
+
+	fill_pattern(c, size, 312);
+	fill_pattern(e, size, 313);
+	set_quota(16);
+	migrate_expect(fd1, c, size, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	igt_assert_eq(pipe(ready), 0);
+	igt_assert_eq(pipe(go), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0)
+		quota_exit_child(fd1, ready[1], go[0]);
+	close(ready[1]);
+	close(go[0]);
+	child_assert(pid, read(ready[0], &r, 1) == 1);
+	/* another process, the same file: a quota of its own */
+	child_assert(pid, r == 'y');
+	/* c's device pages are the child's too (fork shares them) */
+	munmap(c, size);
+	child_assert(pid, vgem_p2p_stats(fd).devmem_used == used + 2 * size);
+	/* and still charged to this process, which is at its quota */
+	child_assert(pid, migrate(fd1, e, size, VGEM_P2P_MIGRATE_TO_DEVICE,
+				  &n) == -EDQUOT);
+	/* the child exits: its pages and c's are freed, and their charges */
+	igt_assert_eq(write(go[1], "x", 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ready[0]);
+	close(go[1]);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	migrate_expect(fd1, e, size, VGEM_P2P_MIGRATE_TO_DEVICE, 0, 16);
+	igt_assert(check_pattern(e, size, 313));
+	munmap(e, size);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
+	set_quota(old_quota);
+	close(fd1);
 }
 
 static void test_migrate_killable(int fd)
@@ -435,9 +480,13 @@ igt_main
 	igt_subtest("not-anonymous")
 		test_not_anonymous(fd);
 
-	igt_describe("devmem_quota_pages limits each client's device-private pages: past it MIGRATE stops with EDQUOT, another client has its own quota, and pages migrated back, unmapped or outliving their file release the charge: a client at its quota may migrate again after each, and devmem_used comes back to where it was.");
-	igt_subtest("client-quota")
-		test_client_quota(fd);
+	igt_describe("devmem_quota_pages limits each process, not each file: past it MIGRATE stops with EDQUOT, and a second and a third file of the process find the quota spent; pages migrated back through either file, or unmapped, give their charge back, closing a file gives nothing back while its pages stay, and devmem_used comes back to where it was.");
+	igt_subtest("process-quota")
+		test_process_quota(fd);
+
+	igt_describe("Charges follow the pages to the process's exit: a fork() child has a quota of its own (it migrates 16 pages through the parent's file while the parent is at its quota), keeps the parent's device pages after the parent unmaps them, which stay charged to the parent (EDQUOT), and when the child exits every page is freed and the parent may migrate a whole quota again.");
+	igt_subtest("quota-exit")
+		test_quota_exit(fd);
 
 	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL ends it, and the device still migrates afterwards.");
 	igt_subtest("migrate-killable")

@@ -111,7 +111,7 @@ static int map_bufs_get(struct bench *b, struct map_bufs *m, uint64_t size)
 			/* What did not fit stays in RAM: not the case. */
 			munmap(m->p[MC_DEVMEM], size);
 			m->p[MC_DEVMEM] = NULL;
-			bench_note(b, "map: devmem at %llu MiB skipped: only %llu pages fitted in device-private memory (or the exporter's per-file quota, devmem_quota_pages)",
+			bench_note(b, "map: devmem at %llu MiB skipped: only %llu pages fitted in device-private memory (or the exporter's per-process quota, devmem_quota_pages)",
 				   (unsigned long long)(size / MiB),
 				   (unsigned long long)npages);
 		} else if (ret) {

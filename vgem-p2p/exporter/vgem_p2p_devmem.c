@@ -16,12 +16,14 @@
  * pages were freed in: p2p_map then exports it in few stretches.
  */
 #include <linux/bitmap.h>
+#include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -64,29 +66,93 @@ struct vgem_p2p_devmem_mapping {
 static unsigned long devmem_quota_pages;
 module_param(devmem_quota_pages, ulong, 0644);
 MODULE_PARM_DESC(devmem_quota_pages,
-		 "Device-private pages one open file may have migrated at once (0: half of the device's)");
+		 "Device-private pages one process (mm), through all its open files, may have migrated into a device at once (0: half of the device's)");
 
-int vgem_p2p_devmem_open(struct vgem_p2p_file *vfile)
+static struct vgem_p2p_devmem_charge *
+vgem_p2p_devmem_charge_find(struct vgem_p2p_devmem *devmem,
+			    struct mm_struct *mm)
 {
 	struct vgem_p2p_devmem_charge *charge;
 
-	charge = kzalloc(sizeof(*charge), GFP_KERNEL);
-	if (!charge)
-		return -ENOMEM;
-	kref_init(&charge->ref);
-	vfile->devmem_charge = charge;
-	return 0;
+	lockdep_assert_held(&devmem->lock);
+
+	hash_for_each_possible(devmem->charges, charge, node, (unsigned long)mm)
+		if (charge->mm == mm)
+			return charge;
+	return NULL;
 }
 
-static void vgem_p2p_devmem_charge_release(struct kref *ref)
+/*
+ * The charge of @mm on this device, with a reference for the caller: the
+ * one in the table, or a new one. A charge whose last reference is being
+ * dropped has already left the table (the drop takes the lock), so any
+ * charge found is alive.
+ */
+static struct vgem_p2p_devmem_charge *
+vgem_p2p_devmem_charge_get(struct vgem_p2p_devmem *devmem,
+			   struct mm_struct *mm)
 {
-	kfree(container_of(ref, struct vgem_p2p_devmem_charge, ref));
+	struct vgem_p2p_devmem_charge *charge, *new;
+	unsigned long flags;
+
+	spin_lock_irqsave(&devmem->lock, flags);
+	charge = vgem_p2p_devmem_charge_find(devmem, mm);
+	if (charge)
+		refcount_inc(&charge->ref);
+	spin_unlock_irqrestore(&devmem->lock, flags);
+	if (charge)
+		return charge;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&new->ref, 1);
+	new->mm = mm;
+
+	spin_lock_irqsave(&devmem->lock, flags);
+	/* another thread of the process may have added one meanwhile */
+	charge = vgem_p2p_devmem_charge_find(devmem, mm);
+	if (charge) {
+		refcount_inc(&charge->ref);
+	} else {
+		mmgrab(mm);
+		hash_add(devmem->charges, &new->node, (unsigned long)mm);
+		charge = new;
+		new = NULL;
+	}
+	spin_unlock_irqrestore(&devmem->lock, flags);
+	kfree(new);
+	return charge;
 }
 
-/* The file's reference; its pages keep theirs until they are freed */
-void vgem_p2p_devmem_close(struct vgem_p2p_file *vfile)
+static void vgem_p2p_devmem_free_work(struct work_struct *work)
 {
-	kref_put(&vfile->devmem_charge->ref, vgem_p2p_devmem_charge_release);
+	struct vgem_p2p_devmem *devmem =
+		container_of(work, struct vgem_p2p_devmem, free_work);
+	struct vgem_p2p_devmem_charge *charge, *tmp;
+
+	llist_for_each_entry_safe(charge, tmp,
+				  llist_del_all(&devmem->free_charges),
+				  free_node) {
+		mmdrop(charge->mm);
+		kfree(charge);
+	}
+}
+
+/* Any context: page_free calls it */
+static void vgem_p2p_devmem_charge_put(struct vgem_p2p_devmem *devmem,
+				       struct vgem_p2p_devmem_charge *charge)
+{
+	unsigned long flags;
+
+	if (!refcount_dec_and_lock_irqsave(&charge->ref, &devmem->lock,
+					   &flags))
+		return;
+	hash_del(&charge->node);
+	spin_unlock_irqrestore(&devmem->lock, flags);
+	WARN_ON(atomic_long_read(&charge->pages));
+	if (llist_add(&charge->free_node, &devmem->free_charges))
+		schedule_work(&devmem->free_work);
 }
 
 static unsigned long vgem_p2p_devmem_quota(struct vgem_p2p_devmem *devmem)
@@ -96,7 +162,9 @@ static unsigned long vgem_p2p_devmem_quota(struct vgem_p2p_devmem *devmem)
 
 /*
  * Charge up to @n pages to @charge, within @quota; each charged page holds
- * a reference on @charge until it is freed. Return: how many were charged.
+ * a reference on @charge until it is freed. The caller holds one, so the
+ * count is not 0. Two MIGRATEs of one process racing near the quota may
+ * both be cut short, never both pass it. Return: how many were charged.
  */
 static unsigned long
 vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
@@ -105,20 +173,20 @@ vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
 	long pages = atomic_long_add_return(n, &charge->pages);
 	unsigned long over = pages > quota ? min_t(unsigned long,
 						   pages - quota, n) : 0;
-	unsigned long i;
 
 	if (over)
 		atomic_long_sub(over, &charge->pages);
-	for (i = 0; i < n - over; i++)
-		kref_get(&charge->ref);
+	if (n - over)
+		refcount_add(n - over, &charge->ref);
 	return n - over;
 }
 
 /* Any context: page_free calls it */
-static void vgem_p2p_devmem_uncharge(struct vgem_p2p_devmem_charge *charge)
+static void vgem_p2p_devmem_uncharge(struct vgem_p2p_devmem *devmem,
+				     struct vgem_p2p_devmem_charge *charge)
 {
 	atomic_long_dec(&charge->pages);
-	kref_put(&charge->ref, vgem_p2p_devmem_charge_release);
+	vgem_p2p_devmem_charge_put(devmem, charge);
 }
 
 static struct vgem_p2p_device *page_to_vdev(struct page *page)
@@ -213,7 +281,7 @@ static void vgem_p2p_devmem_page_free(struct page *page)
 		    devmem->used);
 	devmem->nr_used--;
 	spin_unlock_irqrestore(&devmem->lock, flags);
-	vgem_p2p_devmem_uncharge(charge);
+	vgem_p2p_devmem_uncharge(devmem, charge);
 }
 
 /* Copy the device pages selected in @args to new system pages */
@@ -463,7 +531,7 @@ static bool vgem_p2p_devmem_wanted(struct migrate_vma *args, unsigned long i)
 /*
  * Copy the system pages selected in @args into new device pages charged
  * to @charge, taken as few contiguous runs as the device allows. Return:
- * false if the client's quota stopped it.
+ * false if the process's quota stopped it.
  */
 static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 					   struct migrate_vma *args,
@@ -492,7 +560,8 @@ static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 			if (!next) {
 				/* device full: return the unused charges */
 				for (; left; left--)
-					vgem_p2p_devmem_uncharge(charge);
+					vgem_p2p_devmem_uncharge(&vdev->devmem,
+								 charge);
 				continue;
 			}
 		}
@@ -610,7 +679,7 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 {
 	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
 	struct drm_vgem_p2p_migrate *args = data;
-	struct vgem_p2p_file *vfile = file->driver_priv;
+	struct vgem_p2p_devmem_charge *charge = NULL;
 	int ret, idx;
 
 	if (args->flags || args->direction > VGEM_P2P_MIGRATE_TO_RAM)
@@ -625,10 +694,20 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 		return -ENODEV;
 
 	args->npages = 0;
+	if (args->direction == VGEM_P2P_MIGRATE_TO_DEVICE) {
+		charge = vgem_p2p_devmem_charge_get(&vdev->devmem,
+						    current->mm);
+		if (IS_ERR(charge)) {
+			ret = PTR_ERR(charge);
+			goto out_exit;
+		}
+	}
 	ret = vgem_p2p_migrate_range(vdev, current->mm, args->addr,
-				     args->addr + args->size,
-				     args->direction == VGEM_P2P_MIGRATE_TO_DEVICE,
-				     vfile->devmem_charge, &args->npages);
+				     args->addr + args->size, !!charge, charge,
+				     &args->npages);
+	if (charge)
+		vgem_p2p_devmem_charge_put(&vdev->devmem, charge);
+out_exit:
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -641,6 +720,9 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 	void *addr;
 	int ret;
 
+	hash_init(devmem->charges);
+	init_llist_head(&devmem->free_charges);
+	INIT_WORK(&devmem->free_work, vgem_p2p_devmem_free_work);
 	devmem->used = bitmap_zalloc(size >> PAGE_SHIFT, GFP_KERNEL);
 	if (!devmem->used)
 		return -ENOMEM;
@@ -714,7 +796,10 @@ void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev)
 	kvfree(src);
 	kvfree(dst);
 
+	/* every page freed, so every charge is dead: drop their mms */
 	memunmap_pages(&devmem->pgmap);
+	WARN_ON(!hash_empty(devmem->charges));
+	flush_work(&devmem->free_work);
 	release_mem_region(devmem->res->start, resource_size(devmem->res));
 	bitmap_free(devmem->used);
 }

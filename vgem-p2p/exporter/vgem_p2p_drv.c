@@ -47,16 +47,11 @@ static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
 	ret = vgem_p2p_fence_open(&priv->fences);
 	if (ret)
 		goto err_free_priv;
-	ret = vgem_p2p_devmem_open(&priv->fences);
-	if (ret)
-		goto err_fence_close;
 	priv->client_id = atomic64_inc_return(&vgem_p2p_client_ids);
 	/* vgem's fence ioctls find their state at the start of driver_priv */
 	file->driver_priv = &priv->fences;
 	return 0;
 
-err_fence_close:
-	vgem_p2p_fence_close(&priv->fences);
 err_free_priv:
 	kfree(priv);
 	return ret;
@@ -67,7 +62,6 @@ static void vgem_p2p_postclose(struct drm_device *dev, struct drm_file *file)
 	struct vgem_p2p_file_priv *priv =
 		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
 
-	vgem_p2p_devmem_close(&priv->fences);
 	vgem_p2p_fence_close(&priv->fences);
 	kfree(priv);
 }

@@ -47,12 +47,15 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/memremap.h>
 #include <linux/mutex.h>
 #include <linux/p2p_map.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -66,20 +69,27 @@
 #define VGEM_P2P_BAR	2
 
 /*
- * The device-private pages one client (open file) migrated, against
- * devmem_quota_pages. Each such page holds a reference in its
- * zone_device_data, dropped by page_free: the pages live in a process's
- * mm, not in the file, and may outlive it.
+ * The device-private pages one process (mm) migrated into one device,
+ * against devmem_quota_pages: every open file of the process shares it,
+ * so opening more files gives no more pages. Found by its mm in
+ * vgem_p2p_devmem.charges. References: one per charged page, in its
+ * zone_device_data, dropped by page_free; one per MIGRATE running for the
+ * mm. The pages live in the mm, not in any file, and may outlive the mm's
+ * last user (a fork's child maps them too, an importer holds them), so
+ * the charge holds the mm_struct (mmgrab(), not its address space): no
+ * other mm can take the same address while the charge is in the table.
  */
 struct vgem_p2p_devmem_charge {
-	struct kref ref;
+	struct hlist_node node;		/* in devmem.charges, under devmem.lock */
+	struct mm_struct *mm;		/* the key; grabbed */
+	refcount_t ref;			/* dropped to 0 under devmem.lock */
 	atomic_long_t pages;
+	struct llist_node free_node;	/* in devmem.free_charges, once dead */
 };
 
 struct vgem_p2p_file {
 	struct idr fence_idr;
 	struct mutex fence_mutex;	/* protects fence_idr */
-	struct vgem_p2p_devmem_charge *devmem_charge;
 };
 
 /* Device counters, DRM_IOCTL_VGEM_P2P_STATS; see the uAPI for meanings */
@@ -116,10 +126,19 @@ struct vgem_p2p_devmem {
 	resource_size_t bar_offset;
 	resource_size_t size;
 	bool ready;
-	spinlock_t lock;		/* protects used, next and nr_used */
+	spinlock_t lock;	/* protects used, next, nr_used, charges */
 	unsigned long *used;		/* bitmap: page i of the pgmap in use */
 	unsigned long next;		/* where the next search starts */
 	unsigned long nr_used;
+	/* live charges, by mm; a charge leaves it when its last ref goes */
+	DECLARE_HASHTABLE(charges, 4);
+	/*
+	 * Dead charges, whose mm_struct is dropped from free_work: page_free
+	 * may run in atomic context (under a page table lock), and mmdrop()
+	 * may free the mm there, which must not be done in atomic context.
+	 */
+	struct llist_head free_charges;
+	struct work_struct free_work;
 };
 
 struct vgem_p2p_device {
@@ -354,8 +373,6 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
 int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
-int vgem_p2p_devmem_open(struct vgem_p2p_file *vfile);
-void vgem_p2p_devmem_close(struct vgem_p2p_file *vfile);
 
 /* vgem_p2p_dmabuf.c */
 struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,

@@ -314,10 +314,12 @@ struct drm_vgem_p2p_obj_info {
  * device-private memory left: -ENOMEM after migrating what fitted. A
  * device without device-private memory: -ENODEV.
  *
- * Each open file may hold at most the module parameter devmem_quota_pages
- * device-private pages (0: half of the device's); past it -EDQUOT, after
- * migrating what fitted. A page is charged until freed (migrated back,
- * unmapped, or its process exits), even after the file is closed. The
+ * Each process (address space), through all its open files of the device,
+ * may hold at most the module parameter devmem_quota_pages of the device's
+ * device-private pages (0: half of them); past it -EDQUOT, after migrating
+ * what fitted. A page is charged to the process that migrated it until
+ * freed (migrated back, unmapped by every process that maps it, or their
+ * exit), even after the file is closed. The
  * range is processed in chunks, mmap_lock dropped between them: a fatal
  * signal ends the call with -EINTR, an unbind with -ENODEV.
  */
