@@ -54,13 +54,57 @@ static unsigned long get_quota(void)
 	return q;
 }
 
+/* Write @q to the parameter; false on failure. No stdio: exit handlers call it. */
+static bool write_quota(unsigned long q)
+{
+	char buf[24];
+	int fd, len = snprintf(buf, sizeof(buf), "%lu\n", q);
+	bool ok;
+
+	fd = open(QUOTA_PARAM, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = write(fd, buf, len) == len;
+	return close(fd) == 0 && ok;
+}
+
+/*
+ * The quota subtests lower devmem_quota_pages. The value it had before
+ * the first change, and the process that changed it (a plain fork()
+ * child inherits the exit handler and must not restore it).
+ */
+static unsigned long quota_saved;
+static pid_t quota_saved_by;
+
 static void set_quota(unsigned long q)
 {
-	FILE *f = fopen(QUOTA_PARAM, "w");
+	if (!quota_saved_by) {
+		quota_saved = get_quota();
+		quota_saved_by = getpid();
+	}
+	igt_assert(write_quota(q));
+}
 
-	igt_assert(f);
-	igt_assert(fprintf(f, "%lu\n", q) > 0);
-	igt_assert_eq(fclose(f), 0);
+/* Put back the quota set_quota() found; nothing if it changed nothing. */
+static bool restore_quota(void)
+{
+	if (!quota_saved_by || quota_saved_by != getpid())
+		return true;
+	if (!write_quota(quota_saved))
+		return false;
+	quota_saved_by = 0;
+	return true;
+}
+
+/*
+ * A subtest that fails halfway leaves the quota it set: the fixture after
+ * each quota subtest puts it back, so that later subtests run on the
+ * module's own, and this handler does when the binary exits or dies.
+ */
+static void restore_quota_at_exit(int sig)
+{
+	(void)sig;
+	restore_quota();
 }
 
 /*
@@ -257,7 +301,6 @@ static void test_not_anonymous(int fd)
 
 static void test_process_quota(int fd)
 {
-	unsigned long old_quota = get_quota();
 	size_t page = 4096, size = 32 * page;
 	int fd1 = vgem_p2p_open(), fd2 = vgem_p2p_open();
 	uint64_t used = vgem_p2p_stats(fd).devmem_used;
@@ -302,7 +345,7 @@ static void test_process_quota(int fd)
 	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
 	munmap(a, size);
 	munmap(c, 16 * page);
-	set_quota(old_quota);
+	igt_assert(restore_quota());
 	close(fd1);
 }
 
@@ -326,7 +369,6 @@ static void quota_exit_child(int fd, int ready, int go)
 
 static void test_quota_exit(int fd)
 {
-	unsigned long old_quota = get_quota();
 	size_t size = 16 * 4096;
 	uint64_t used = vgem_p2p_stats(fd).devmem_used;
 	int fd1 = vgem_p2p_open(), ready[2], go[2], status;
@@ -367,7 +409,7 @@ static void test_quota_exit(int fd)
 	igt_assert(check_pattern(e, size, 313));
 	munmap(e, size);
 	igt_assert_eq_u64(vgem_p2p_stats(fd).devmem_used, used);
-	set_quota(old_quota);
+	igt_assert(restore_quota());
 	close(fd1);
 }
 
@@ -454,6 +496,7 @@ igt_main
 		fd = vgem_p2p_open();
 		igt_require_f(vgem_p2p_stats(fd).devmem_size,
 			      "no device-private memory\n");
+		igt_install_exit_handler(restore_quota_at_exit);
 	}
 
 	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; every word survives.");
@@ -483,10 +526,14 @@ igt_main
 	igt_describe("devmem_quota_pages limits each process, not each file: past it MIGRATE stops with EDQUOT, and a second and a third file of the process find the quota spent; pages migrated back through either file, or unmapped, give their charge back, closing a file gives nothing back while its pages stay, and devmem_used comes back to where it was.");
 	igt_subtest("process-quota")
 		test_process_quota(fd);
+	igt_fixture
+		igt_assert(restore_quota());
 
 	igt_describe("Charges follow the pages to the process's exit: a fork() child has a quota of its own (it migrates 16 pages through the parent's file while the parent is at its quota), keeps the parent's device pages after the parent unmaps them, which stay charged to the parent (EDQUOT), and when the child exits every page is freed and the parent may migrate a whole quota again.");
 	igt_subtest("quota-exit")
 		test_quota_exit(fd);
+	igt_fixture
+		igt_assert(restore_quota());
 
 	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL ends it, and the device still migrates afterwards.");
 	igt_subtest("migrate-killable")

@@ -263,6 +263,13 @@ bool __igt_fork(void);
 int __igt_waitchildren(void);
 void igt_waitchildren(void);
 
+/*
+ * Run at the process's exit, and on a fatal signal where possible (IGT:
+ * "reliable atexit helpers"); SIG is the signal, 0 at a normal exit.
+ */
+typedef void (*igt_exit_handler_t)(int sig);
+void igt_install_exit_handler(igt_exit_handler_t fn);
+
 enum igt_log_level {
 	IGT_LOG_DEBUG,
 	IGT_LOG_INFO,
