@@ -539,7 +539,7 @@ igt_main
 	igt_subtest("migrate-killable")
 		test_migrate_killable(fd);
 
-	igt_describe("A range migrated after earlier pages were freed gets ascending, contiguous device pages (so p2p_map exports it in one stretch, or two where the allocator wraps), whatever order the earlier ones were freed in.");
+	igt_describe("A range migrated after earlier pages were freed gets ascending, contiguous device pages (so an importer maps it in one stretch of BAR, or two where the allocator wraps), whatever order the earlier ones were freed in.");
 	igt_subtest("contiguous-after-free")
 		test_contiguous_after_free(fd);
 

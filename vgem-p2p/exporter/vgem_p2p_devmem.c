@@ -5,15 +5,15 @@
  * memory. DRM_IOCTL_VGEM_P2P_MIGRATE moves a range of the caller's
  * anonymous memory into it and back; a CPU touch migrates a page back
  * (migrate_to_ram); and another device that faults the range through
- * hmm_range_fault() is offered the page peer-to-peer (p2p_map) without
- * any migration.
+ * hmm_range_fault() is given the page's address in the BAR (p2p_allow,
+ * get_dma_pfn_for_device) without any migration.
  *
  * Page i of the pgmap is backed by BAR offset devmem.bar_offset + i pages.
  * A bitmap under devmem.lock, which page_free may take in any context
  * (hence irqsave), says which are in use. Each migration chunk takes its
  * pages as one run, next-fit after the previous run, so that a migrated
  * range is backed by ascending, contiguous BAR whatever order earlier
- * pages were freed in: p2p_map then exports it in few stretches.
+ * pages were freed in: an importer then maps it in few stretches.
  */
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>
@@ -34,34 +34,6 @@
 #include "vgem_p2p_trace.h"
 
 #define VGEM_P2P_MIGRATE_CHUNK	32	/* pages per migrate_vma_setup() */
-
-/*
- * One stretch of a p2p_map() call's pages that is contiguous in the BAR,
- * exported once (one dma_map_resource() behind an IOMMU); the mapping
- * holds a reference on each of its @npages pages, from @page on.
- */
-struct vgem_p2p_devmem_stretch {
-	struct page *page;
-	dma_addr_t addr;
-	unsigned long npages;
-};
-
-/*
- * One p2p_map() call: a run of pages at consecutive addresses of the
- * importer's range, in as many stretches as the BAR backs it with: one
- * record a stretch, not a page, since the core hands a whole page table
- * of pages at a time and the allocator backs a migrated range with
- * ascending BAR.
- */
-struct vgem_p2p_devmem_mapping {
-	struct p2p_map base;
-	struct vgem_p2p_device *vdev;
-	struct device *importer;
-	enum vgem_p2p_map_kind kind;
-	enum dma_data_direction dir;
-	unsigned long nstretches;	/* exported entries of stretches[] */
-	struct vgem_p2p_devmem_stretch stretches[];
-};
 
 static unsigned long devmem_quota_pages;
 module_param(devmem_quota_pages, ulong, 0644);
@@ -357,166 +329,62 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 	return ret;
 }
 
-/* How many of @pages, from the first, back a contiguous stretch of BAR */
-static unsigned long vgem_p2p_devmem_stretch(struct page **pages,
-					     unsigned long npages)
-{
-	unsigned long first = page_to_pfn(pages[0]), n = 1;
-
-	while (n < npages && page_to_pfn(pages[n]) == first + n)
-		n++;
-	return n;
-}
-
 /*
- * Counted before the mapping is allocated, so that its record is as small
- * as its stretches: a page table of one stretch takes one entry, not 512.
- * A second pass of pfn compares costs less than the larger allocation.
+ * Another device wants this device's pages: let it reach them in the BAR,
+ * where they are, when p2p works between us (the BAR's provider, whose map
+ * type for @importer vgem_p2p_export_kind() checked); otherwise refuse,
+ * and the core migrates the pages to RAM. Nothing is mapped and nothing is
+ * recorded: the importer maps the BAR itself, after its sequence check,
+ * and every move of a page (a migration) invalidates it first.
  */
-static unsigned long vgem_p2p_devmem_count_stretches(struct page **pages,
-						     unsigned long npages)
+static struct p2pdma_provider *
+vgem_p2p_devmem_p2p_allow(struct dev_pagemap *pgmap, struct device *importer)
 {
-	unsigned long i, n;
-
-	for (i = 0, n = 0; i < npages; n++)
-		i += vgem_p2p_devmem_stretch(&pages[i], npages - i);
-	return n;
-}
-
-/* Does not sleep: p2p_unmap calls it */
-static void vgem_p2p_devmem_unexport(struct vgem_p2p_devmem_mapping *map)
-{
-	unsigned long i, k;
-
-	for (i = 0; i < map->nstretches; i++) {
-		struct vgem_p2p_devmem_stretch *st = &map->stretches[i];
-
-		vgem_p2p_unexport_bar(map->importer, map->kind, st->addr,
-				      st->npages << PAGE_SHIFT, map->dir);
-		for (k = 0; k < st->npages; k++)
-			put_page(nth_page(st->page, k));
-	}
-}
-
-/*
- * Export @n pages of one BAR stretch to the importer and take a reference
- * on each: hmm_range_fault() holds one on each for the call, taken where
- * the page table still mapped them, so none is on its way to being freed.
- */
-static int vgem_p2p_devmem_export(struct vgem_p2p_devmem_mapping *map,
-				  struct page **pages, unsigned long n,
-				  dma_addr_t *dma_addrs)
-{
-	struct vgem_p2p_devmem_stretch *st = &map->stretches[map->nstretches];
-	unsigned long k;
-	dma_addr_t addr;
-	int ret;
-
-	for (k = 0; k < n; k++)
-		get_page(pages[k]);
-	ret = vgem_p2p_export_bar(map->vdev, map->importer, &map->kind,
-				  vgem_p2p_devmem_offset(map->vdev, pages[0]),
-				  n << PAGE_SHIFT, map->dir, &addr);
-	if (ret)
-		goto err_put_pages;
-
-	for (k = 0; k < n; k++)
-		dma_addrs[k] = addr + (k << PAGE_SHIFT);
-	st->page = pages[0];
-	st->addr = addr;
-	st->npages = n;
-	map->nstretches++;
-	return 0;
-
-err_put_pages:
-	while (k--)
-		put_page(pages[k]);
-	return ret;
-}
-
-/*
- * Another device wants these pages: give it the BAR addresses (or IOVAs)
- * of their backing, with no migration, when p2p works between us;
- * otherwise refuse, and the core migrates the pages to RAM.
- */
-static struct p2p_map *vgem_p2p_devmem_p2p_map(struct page **pages,
-					       unsigned long npages,
-					       struct device *importer,
-					       dma_addr_t *dma_addrs,
-					       unsigned int flags)
-{
-	struct vgem_p2p_device *vdev = page_to_vdev(pages[0]);
-	struct vgem_p2p_devmem_mapping *map;
+	struct vgem_p2p_device *vdev =
+		container_of(pgmap, struct vgem_p2p_device, devmem.pgmap);
 	enum vgem_p2p_map_kind kind;
-	unsigned long i, n;
-	int ret, idx;
+	int idx;
 
 	/*
 	 * Unplugged, or on its way (devmem_fini() clears ready before it
-	 * migrates every page back): no new p2p mapping of memory about to
-	 * be released, and no walk of a PCI topology being torn down. The
-	 * core then migrates the pages to RAM, which fini waits for anyway.
+	 * migrates every page back): no walk of a PCI topology being torn
+	 * down. The core then migrates the pages to RAM, which fini waits
+	 * for anyway.
 	 */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return ERR_PTR(-ENODEV);
 	if (!READ_ONCE(vdev->devmem.ready)) {
-		ret = -ENODEV;
-		goto err_exit;
+		drm_dev_exit(idx);
+		return ERR_PTR(-ENODEV);
 	}
 	kind = vgem_p2p_export_kind(vdev, importer, 0);
-	if (kind == VGEM_P2P_MAP_SYSTEM) {
-		ret = -EOPNOTSUPP;
-		goto err_exit;
-	}
-
-	map = kzalloc(struct_size(map, stretches,
-				  vgem_p2p_devmem_count_stretches(pages,
-								  npages)),
-		      GFP_KERNEL);
-	if (!map) {
-		ret = -ENOMEM;
-		goto err_exit;
-	}
-	map->base.owner = THIS_MODULE;
-	map->vdev = vdev;
-	map->importer = importer;
-	map->kind = kind;
-	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-
-	for (i = 0; i < npages; i += n) {
-		n = vgem_p2p_devmem_stretch(&pages[i], npages - i);
-		ret = vgem_p2p_devmem_export(map, &pages[i], n, &dma_addrs[i]);
-		if (ret)
-			goto err_unexport;
-	}
-
-	atomic64_add(npages, &vdev->stats.devmem_p2p_maps);
 	drm_dev_exit(idx);
-	return &map->base;
-
-err_unexport:
-	vgem_p2p_devmem_unexport(map);
-	kfree(map);
-err_exit:
-	drm_dev_exit(idx);
-	return ERR_PTR(ret);
+	if (kind == VGEM_P2P_MAP_SYSTEM)
+		return ERR_PTR(-EOPNOTSUPP);
+	return vdev->provider;
 }
 
-/* Must not sleep: called from importers' mmu notifier callbacks */
-static void vgem_p2p_devmem_p2p_unmap(struct p2p_map *base)
+/*
+ * Where the page's data is in the BAR. Called under the page table lock
+ * that maps @page: the page stays allocated, and its data where it is,
+ * until a migration, which invalidates the importer first.
+ */
+static int vgem_p2p_devmem_get_dma_pfn_for_device(struct page *page,
+						  unsigned long *dma_pfn)
 {
-	struct vgem_p2p_devmem_mapping *map =
-		container_of(base, struct vgem_p2p_devmem_mapping, base);
+	struct vgem_p2p_device *vdev = page_to_vdev(page);
 
-	vgem_p2p_devmem_unexport(map);
-	kfree(map);
+	*dma_pfn = PHYS_PFN(vdev->bar_phys +
+			    vgem_p2p_devmem_offset(vdev, page));
+	atomic64_inc(&vdev->stats.devmem_p2p_maps);
+	return 0;
 }
 
 static const struct dev_pagemap_ops vgem_p2p_devmem_ops = {
 	.page_free = vgem_p2p_devmem_page_free,
 	.migrate_to_ram = vgem_p2p_devmem_migrate_to_ram,
-	.p2p_map = vgem_p2p_devmem_p2p_map,
-	.p2p_unmap = vgem_p2p_devmem_p2p_unmap,
+	.p2p_allow = vgem_p2p_devmem_p2p_allow,
+	.get_dma_pfn_for_device = vgem_p2p_devmem_get_dma_pfn_for_device,
 };
 
 /* Does @args want a new device page for its entry @i? */

@@ -232,7 +232,9 @@ struct edu_nic_mr {
 	bool writable;
 	bool ever_mapped;
 	unsigned long *pfns;
+	struct p2pdma_provider **providers;	/* hmm_range_fault() output */
 	dma_addr_t *dma_addrs;
+	u32 *p2p_runs;			/* edu_nic_mr_map_p2p()'s, by head */
 	struct list_head p2p_maps;
 	unsigned long *sysmem;
 	unsigned long nr_own_maps;

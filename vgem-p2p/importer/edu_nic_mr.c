@@ -6,10 +6,13 @@
  * mirrored the way lib/test_hmm.c and the RDMA on-demand-paging drivers
  * do it: an mmu_interval_notifier covers the range; hmm_range_fault()
  * inside an mmu_interval_read_begin()/mmu_interval_read_retry() section
- * resolves it, with this device named as the p2p importer, so that
- * exporters (vgem-p2p VRAM vmas, other drivers' device-private pages)
- * hand back their own DMA addresses and struct p2p_map mappings.
- * Ordinary pages are DMA-mapped here.
+ * resolves it, with this device named as the p2p importer. Exporters of
+ * device vmas (vgem-p2p VRAM) hand back their own DMA addresses and
+ * struct p2p_map mappings. Other drivers' device-private pages come back
+ * as the pfns of their data in a BAR, with the BAR's provider, and are
+ * mapped here, as ordinary pages are, after the sequence check and under
+ * the lock the invalidation takes, so that no mapping outlives the memory
+ * it maps.
  *
  * The mirror is all or nothing: one fault maps the whole region, and any
  * invalidation that touches it tears all of it down, after waiting for
@@ -24,6 +27,7 @@
 #include <linux/mm.h>
 #include <linux/p2p_map.h>
 #include <linux/pagemap.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -48,16 +52,96 @@ enum dma_data_direction edu_nic_mr_dir(bool writable)
 }
 
 /*
+ * mr->p2p_runs[i] of a page that heads a run of BAR we mapped: the run's
+ * length, and this bit if dma_map_resource() made it (an IOVA to give
+ * back) rather than it being a bus address.
+ */
+#define EDU_NIC_RUN_IOVA	BIT(31)
+
+/*
+ * Map pages [@i, @i + @n) of another driver's device memory, contiguous in
+ * the BAR of provider mr->providers[@i]: a bus address or an IOVA, as the
+ * PCI core decides for the provider and this device. The owner said we
+ * reach its BAR; an address beyond our DMA mask can still make it fail.
+ */
+static int edu_nic_mr_map_p2p(struct edu_nic_mr *mr, unsigned long i,
+			      unsigned long n, enum dma_data_direction dir)
+{
+	struct device *dev = &mr->nic->pdev->dev;
+	phys_addr_t phys = PFN_PHYS(mr->pfns[i] & ~HMM_PFN_FLAGS);
+	dma_addr_t addr;
+	unsigned long k;
+	int type;
+
+	type = pci_p2pdma_map_resource(mr->providers[i], dev, phys,
+				       n << PAGE_SHIFT, dir, &addr);
+	if (type < 0)
+		return type;
+	if (type == PCI_P2PDMA_MAP_NOT_SUPPORTED)
+		return -EFAULT;
+	for (k = 0; k < n; k++)
+		mr->dma_addrs[i + k] = addr + (k << PAGE_SHIFT);
+	mr->p2p_runs[i] = n;
+	if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE)
+		mr->p2p_runs[i] |= EDU_NIC_RUN_IOVA;
+	return 0;
+}
+
+/* Did the exporter of a device vma map page @i (not us)? */
+static bool edu_nic_mr_exported(struct edu_nic_mr *mr, unsigned long i)
+{
+	return (mr->pfns[i] & HMM_PFN_P2PDMA) && !mr->providers[i];
+}
+
+/* The length of the run of BAR from page @i that one mapping can cover */
+static unsigned long edu_nic_mr_p2p_run(struct edu_nic_mr *mr,
+					unsigned long i)
+{
+	unsigned long pfn = mr->pfns[i] & ~HMM_PFN_FLAGS, n;
+
+	for (n = 1; i + n < mr->npages && n < EDU_NIC_RUN_IOVA; n++) {
+		unsigned long entry = mr->pfns[i + n];
+
+		if (!(entry & HMM_PFN_P2PDMA) ||
+		    mr->providers[i + n] != mr->providers[i] ||
+		    (entry & ~HMM_PFN_FLAGS) != pfn + n)
+			break;
+	}
+	return n;
+}
+
+/* Release our own mappings of pages [0, @end): ordinary pages and BAR runs */
+static void edu_nic_mr_unmap_own(struct edu_nic_mr *mr, unsigned long end,
+				 enum dma_data_direction dir)
+{
+	struct device *dev = &mr->nic->pdev->dev;
+	unsigned long i;
+
+	for (i = 0; i < end; i++) {
+		u32 run = mr->p2p_runs[i];
+
+		if (run) {
+			pci_p2pdma_unmap_resource(dev, run & EDU_NIC_RUN_IOVA ?
+					PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
+					PCI_P2PDMA_MAP_BUS_ADDR,
+					mr->dma_addrs[i],
+					(run & ~EDU_NIC_RUN_IOVA) << PAGE_SHIFT,
+					dir);
+			mr->p2p_runs[i] = 0;
+		} else if (!(mr->pfns[i] & HMM_PFN_P2PDMA)) {
+			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
+					     dir, EDU_NIC_MAP_ATTRS);
+		}
+	}
+}
+
+/*
  * Tear the mirror down: our own DMA mappings, then the exporters' p2p
  * mappings. Callers have made sure no DMA uses them: DMA runs under
  * mr->lock, which we hold.
  */
 static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 {
-	struct device *dev = &mr->nic->pdev->dev;
-	enum dma_data_direction dir = edu_nic_mr_dir(mr->writable);
-	unsigned long i;
-
 	lockdep_assert_held(&mr->lock);
 
 	if (!mr->valid)
@@ -68,10 +152,9 @@ static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 	 * in one p2p_unmap() per mapping, whatever its size: the scan for
 	 * our own mappings is skipped when there are none.
 	 */
-	for (i = 0; mr->nr_own_maps && i < mr->npages; i++)
-		if (!(mr->pfns[i] & HMM_PFN_P2PDMA))
-			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
-					     dir, EDU_NIC_MAP_ATTRS);
+	if (mr->nr_own_maps)
+		edu_nic_mr_unmap_own(mr, mr->npages,
+				     edu_nic_mr_dir(mr->writable));
 	mr->nr_own_maps = 0;
 	/* Never sleeps, as p2p_unmap()'s contract promises. */
 	p2p_unmap_list(&mr->p2p_maps);
@@ -166,8 +249,9 @@ void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
 }
 
 /*
- * Install what hmm_range_fault() returned: DMA-map the ordinary pages,
- * take over the p2p mappings. On failure everything is released.
+ * Install what hmm_range_fault() returned: DMA-map the ordinary pages and
+ * other drivers' device memory, take over the exporters' p2p mappings. On
+ * failure everything is released.
  */
 static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 				     struct list_head *maps, bool write)
@@ -185,17 +269,30 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 	for (i = 0; i < mr->npages; i++) {
 		unsigned long entry = mr->pfns[i];
 		dma_addr_t addr;
+		unsigned long n;
 
 		if (WARN_ON_ONCE(!(entry & HMM_PFN_VALID))) {
 			ret = -EFAULT;
 			goto err_unmap_pages;
 		}
+		/* Another driver's device memory, in its BAR */
+		if ((entry & HMM_PFN_P2PDMA) && mr->providers[i]) {
+			n = edu_nic_mr_p2p_run(mr, i);
+			ret = edu_nic_mr_map_p2p(mr, i, n, dir);
+			if (ret)
+				goto err_unmap_pages;
+			mr->nr_own_maps++;
+			p2p += n;
+			i += n - 1;
+			continue;
+		}
 		/* The exporter's address is already in dma_addrs[i]. */
 		if (entry & HMM_PFN_P2PDMA) {
-			if (!p2p++ || !(mr->pfns[i - 1] & HMM_PFN_P2PDMA))
+			p2p++;
+			if (!i || !edu_nic_mr_exported(mr, i - 1))
 				p2p_start = i;
 			if (i + 1 == mr->npages ||
-			    !(mr->pfns[i + 1] & HMM_PFN_P2PDMA))
+			    !edu_nic_mr_exported(mr, i + 1))
 				edu_nic_mr_classify(mr, p2p_start,
 						    i + 1 - p2p_start);
 			continue;
@@ -230,10 +327,7 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 
 err_unmap_pages:
 	mr->nr_own_maps = 0;
-	while (i--)
-		if (!(mr->pfns[i] & HMM_PFN_P2PDMA))
-			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
-					     dir, EDU_NIC_MAP_ATTRS);
+	edu_nic_mr_unmap_own(mr, i, dir);
 	p2p_unmap_list(maps);
 	return ret;
 }
@@ -259,6 +353,7 @@ static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
 		.dev_private_owner = NULL,
 		.p2p_importer = mr->no_p2p ? NULL : &mr->nic->pdev->dev,
 		.dma_addrs = mr->dma_addrs,
+		.p2p_providers = mr->providers,
 		.p2p_maps = &maps,
 	};
 	int ret;
@@ -909,11 +1004,23 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 	INIT_LIST_HEAD(&mr->p2p_maps);
 	INIT_LIST_HEAD(&mr->node);
 
-	/* hmm_range_fault() output: vma registrations only */
+	/*
+	 * hmm_range_fault() output, and our mappings of other drivers'
+	 * device memory: vma registrations only. Allocated here, not at
+	 * fault time, where mr->lock, which invalidations take, is held.
+	 */
 	if (kind == EDU_NIC_KIND_VMA) {
 		mr->pfns = kvcalloc(mr->npages, sizeof(*mr->pfns), GFP_KERNEL);
 		if (!mr->pfns)
 			goto err_free_mr;
+		mr->providers = kvcalloc(mr->npages, sizeof(*mr->providers),
+					 GFP_KERNEL);
+		if (!mr->providers)
+			goto err_free_pfns;
+		mr->p2p_runs = kvcalloc(mr->npages, sizeof(*mr->p2p_runs),
+					GFP_KERNEL);
+		if (!mr->p2p_runs)
+			goto err_free_pfns;
 	}
 	mr->dma_addrs = kvcalloc(mr->npages, sizeof(*mr->dma_addrs),
 				 GFP_KERNEL);
@@ -928,6 +1035,8 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 err_free_dma_addrs:
 	kvfree(mr->dma_addrs);
 err_free_pfns:
+	kvfree(mr->p2p_runs);
+	kvfree(mr->providers);
 	kvfree(mr->pfns);
 err_free_mr:
 	kfree(mr);
@@ -946,6 +1055,8 @@ void edu_nic_mr_free(struct edu_nic_mr *mr)
 		iounmap(mr->win.io);
 	kvfree(mr->sysmem);
 	kvfree(mr->dma_addrs);
+	kvfree(mr->p2p_runs);
+	kvfree(mr->providers);
 	kvfree(mr->pfns);
 	kfree(mr);
 }

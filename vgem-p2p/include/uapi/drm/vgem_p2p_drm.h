@@ -346,7 +346,8 @@ struct drm_vgem_p2p_migrate {
  * @invalidations: object invalidations (CPU and importer mappings zapped).
  * @bytes_copied: bytes copied by moves.
  * @bytes_bounced: bytes handed to importers through system memory.
- * @devmem_p2p_maps: device-private pages mapped p2p (no migration).
+ * @devmem_p2p_maps: device-private pages whose BAR address an importer was
+ *	given instead of migrating them (get_dma_pfn_for_device).
  * @devmem_to_device: pages migrated into device-private memory.
  * @devmem_to_ram: pages migrated out of it (ioctl or migrate_to_ram).
  * @vram_size: bytes of VRAM for objects.
