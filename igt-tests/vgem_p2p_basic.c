@@ -342,7 +342,17 @@ static void test_create_errnos(int fd)
 	igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 4, &h), -EINVAL);
 	igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 31, &h), -EINVAL);
 	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40, 0, &h), -ENOSPC);
-	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40,
+	/* in system memory, backed lazily: not refused for its size */
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 39,
+					VGEM_P2P_CREATE_SYSTEM, &h), 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	gem_close(fd, h);
+	/* but a file, and the mmap offset space, have their limits */
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 62,
+					VGEM_P2P_CREATE_SYSTEM, &h),
+		      -ENOMEM);
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 63,
 					VGEM_P2P_CREATE_SYSTEM, &h),
 		      -EINVAL);
 }
@@ -541,7 +551,7 @@ igt_main
 	igt_subtest("fence-errnos")
 		test_fence_errnos(fd);
 
-	igt_describe("CREATE rejects a zero or overflowing size and unknown flags with EINVAL, a VRAM object larger than VRAM with ENOSPC, and a system object larger than memory allows with EINVAL.");
+	igt_describe("CREATE rejects a zero or overflowing size and unknown flags with EINVAL and a VRAM object larger than VRAM with ENOSPC; a SYSTEM object of 512 GiB is created, one past the mmap offset space gets ENOMEM, one past a file's largest size EINVAL.");
 	igt_subtest("create-errnos")
 		test_create_errnos(fd);
 
