@@ -118,7 +118,11 @@ static void op_create(struct fz_thread *t)
 		c.size = fz_evil_u64(t);
 	else
 		c.size = 1 + fz_below(t, 16 * PAGE);
-	/* sizes between "small" and "more than RAM" would only be slow */
+	/*
+	 * Sizes between "small" and "refused" would only be slow: a SYSTEM
+	 * object is backed lazily and refused for no size of its own, only
+	 * past the device's mmap offset space (1 TiB), with ENOMEM
+	 */
 	if ((c.flags & VGEM_P2P_CREATE_SYSTEM) && c.size > 16 * PAGE &&
 	    c.size < (1ull << 44))
 		c.size = 1ull << 44;

@@ -3,6 +3,8 @@
  * vgem's uAPI on vgem-p2p (dumb buffers, mmap, PRIME, fences), and the
  * argument checking of every vgem-p2p ioctl.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 
 #include <linux/dma-buf.h>
@@ -79,6 +81,120 @@ static void test_dumb_larger_than_vram(int fd)
 	igt_assert(check_sparse(p, size, 2));
 	munmap(p, size);
 	gem_close(fd, h);
+}
+
+/* A field of /proc/meminfo, in bytes */
+static uint64_t meminfo_bytes(const char *key)
+{
+	char line[256];
+	uint64_t kib = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ':')
+			found = sscanf(line + n + 1, "%" SCNu64, &kib) == 1;
+	}
+	fclose(f);
+	igt_assert_f(found, "no %s in /proc/meminfo\n", key);
+	return kib << 10;
+}
+
+/* A "KEY: N KiB" line of the file's fdinfo, in bytes; ~0 without one */
+static uint64_t fdinfo_bytes(int fd, const char *key)
+{
+	char path[64], line[256];
+	uint64_t kib = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ':')
+			sscanf(line + n + 1, "%" SCNu64, &kib);
+	}
+	fclose(f);
+	return kib == ~0ull ? kib : kib << 10;
+}
+
+/*
+ * An object larger than RAM, alone on @fd, in system memory: mapped, one
+ * page in the middle written and read back, and only that page held. With
+ * @populate, MOVE_SYSTEM, which needs every page, must fail with ENOMEM
+ * (the cap on held pages, half of RAM, comes first) and give back what it
+ * got; a move to VRAM, which it does not fit, with ENOSPC.
+ */
+static void check_lazy_object(int fd, uint32_t h, uint64_t size, bool populate)
+{
+	struct drm_vgem_p2p_obj_info info = vgem_p2p_info(fd, h);
+	uint64_t mid = size / 2 & ~4095ull, shmem = meminfo_bytes("Shmem");
+	uint64_t offset = 0;
+	uint8_t *p;
+
+	igt_assert_eq_u32(info.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq_u64(info.size, size);
+	igt_assert_eq_u64(fdinfo_bytes(fd, "drm-memory-system"), size);
+	igt_assert_eq_u64(fdinfo_bytes(fd, "drm-resident-system"), 0);
+
+	p = vgem_p2p_mmap(fd, h, size, PROT_READ | PROT_WRITE);
+	igt_assert_eq_u32(((uint32_t *)(p + mid))[7], 0);	/* zeroed */
+	fill_pattern(p + mid, 4096, 3);
+	igt_assert(check_pattern(p + mid, 4096, 3));
+	/* that page and no other */
+	igt_assert_eq_u64(fdinfo_bytes(fd, "drm-resident-system"), 4096);
+	igt_assert_f(meminfo_bytes("Shmem") < shmem + 16 * MiB,
+		     "Shmem grew from %" PRIu64 " to %" PRIu64 " KiB\n",
+		     shmem >> 10, meminfo_bytes("Shmem") >> 10);
+
+	if (populate) {
+		igt_assert_eq(__vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM,
+					      &offset), -ENOMEM);
+		/* given back: the page it had, and nothing else */
+		igt_assert_eq_u64(fdinfo_bytes(fd, "drm-resident-system"),
+				  4096);
+		igt_assert_f(meminfo_bytes("Shmem") < shmem + 16 * MiB,
+			     "Shmem after the failed move: %" PRIu64 " KiB, was %" PRIu64 " KiB\n",
+			     meminfo_bytes("Shmem") >> 10, shmem >> 10);
+		igt_assert(check_pattern(p + mid, 4096, 3));
+	}
+	offset = 0;
+	igt_assert_eq(__vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, &offset),
+		      -ENOSPC);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert(check_pattern(p + mid, 4096, 3));
+
+	munmap(p, size);
+	gem_close(fd, h);
+	igt_assert_eq_u64(fdinfo_bytes(fd, "drm-resident-system"), 0);
+}
+
+static void test_dumb_larger_than_ram(void)
+{
+	uint64_t ram = meminfo_bytes("MemTotal"), size;
+	/* 4 bytes a pixel, 4096 pixels a row: 64 MiB more than RAM */
+	uint32_t rows = (ram + 64 * MiB) / (4 * 4096) + 1;
+	int fd = vgem_p2p_open();
+	uint32_t h;
+
+	/* the core's limit: a dumb buffer is below 4 GiB */
+	igt_require_f((uint64_t)rows * 4 * 4096 < (4ull << 30),
+		      "%" PRIu64 " KiB of RAM: no dumb buffer is larger\n",
+		      ram >> 10);
+	h = dumb_create(fd, 4096, rows, 32, &size);
+	igt_assert(size > ram);
+	check_lazy_object(fd, h, size, false);
+
+	/* and a SYSTEM object twice the size of RAM */
+	h = vgem_p2p_create(fd, 2 * ram, VGEM_P2P_CREATE_SYSTEM);
+	check_lazy_object(fd, h, 2 * ram, true);
+	close(fd);
 }
 
 static void test_dumb_create_invalid(int fd)
@@ -342,7 +458,17 @@ static void test_create_errnos(int fd)
 	igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 4, &h), -EINVAL);
 	igt_assert_eq(__vgem_p2p_create(fd, 4096, 1u << 31, &h), -EINVAL);
 	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40, 0, &h), -ENOSPC);
-	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 40,
+	/* in system memory, backed lazily: not refused for its size */
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 39,
+					VGEM_P2P_CREATE_SYSTEM, &h), 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	gem_close(fd, h);
+	/* but a file, and the mmap offset space, have their limits */
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 62,
+					VGEM_P2P_CREATE_SYSTEM, &h),
+		      -ENOMEM);
+	igt_assert_eq(__vgem_p2p_create(fd, 1ull << 63,
 					VGEM_P2P_CREATE_SYSTEM, &h),
 		      -EINVAL);
 }
@@ -497,6 +623,10 @@ igt_main
 	igt_subtest("dumb-larger-than-vram")
 		test_dumb_larger_than_vram(fd);
 
+	igt_describe("A dumb buffer larger than the guest's RAM (MemTotal), and a SYSTEM object twice that, are created in system memory and backed lazily, as vgem's: one page written and read back through the mmap is all fdinfo counts resident and all Shmem grows by. MOVE_SYSTEM on the SYSTEM object, which needs every page, fails with ENOMEM and gives back what it got; a move to VRAM fails with ENOSPC.");
+	igt_subtest("dumb-larger-than-ram")
+		test_dumb_larger_than_ram();
+
 	igt_describe("CREATE_DUMB refuses a zero width with EINVAL, and a size that overflows.");
 	igt_subtest("dumb-create-invalid")
 		test_dumb_create_invalid(fd);
@@ -541,7 +671,7 @@ igt_main
 	igt_subtest("fence-errnos")
 		test_fence_errnos(fd);
 
-	igt_describe("CREATE rejects a zero or overflowing size and unknown flags with EINVAL, a VRAM object larger than VRAM with ENOSPC, and a system object larger than memory allows with EINVAL.");
+	igt_describe("CREATE rejects a zero or overflowing size and unknown flags with EINVAL and a VRAM object larger than VRAM with ENOSPC; a SYSTEM object of 512 GiB is created, one past the mmap offset space gets ENOMEM, one past a file's largest size EINVAL.");
 	igt_subtest("create-errnos")
 		test_create_errnos(fd);
 

@@ -104,9 +104,8 @@ static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 	mutex_lock(&vdev->lock);
 	if (bo->in_vram && !vgem_p2p_move_to_system(bo))
 		bo->reason = VGEM_P2P_REASON_PINNED;
+	/* every page, or -ENODEV when lost with its device */
 	ret = vgem_p2p_move_to_system(bo);
-	if (!ret && !bo->pages)
-		ret = -ENODEV;	/* lost with its device */
 	if (!ret)
 		bo->pin_count++;
 	mutex_unlock(&vdev->lock);
@@ -216,11 +215,10 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 
 	lockdep_assert_held(&vdev->lock);
 
+	/* every page, or -ENODEV when lost with its device */
 	ret = vgem_p2p_move_to_system(bo);
 	if (ret)
 		return ret;
-	if (!bo->pages)
-		return -ENODEV;	/* lost with its device */
 
 	s->kind = VGEM_P2P_MAP_SYSTEM;
 	s->size = bo->base.size;
@@ -228,7 +226,8 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 	if (ret)
 		return ret;
 	for_each_sgtable_sg(&s->sgt, sg, i) {
-		struct page *page = bo->pages[i];
+		/* all got by vgem_p2p_move_to_system(), under the dma_resv */
+		struct page *page = xa_load(&bo->pages, i);
 		dma_addr_t addr;
 
 		addr = dma_map_page_attrs(dev, page, 0, PAGE_SIZE, dir,

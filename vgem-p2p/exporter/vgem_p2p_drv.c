@@ -141,15 +141,20 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 	struct vgem_p2p_file_priv *priv =
 		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
 	struct drm_gem_object *obj;
-	u64 vram = 0, system = 0;
+	u64 vram = 0, system = 0, resident = 0;
 	int id;
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
-		if (READ_ONCE(to_vgem_p2p_obj(obj)->in_vram))
+		struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
+
+		if (READ_ONCE(bo->in_vram)) {
 			vram += obj->size;
-		else
+		} else {
 			system += obj->size;
+			/* pages are got on use: see vgem_p2p_page_get() */
+			resident += (u64)READ_ONCE(bo->nr_pages) << PAGE_SHIFT;
+		}
 	}
 	spin_unlock(&file->table_lock);
 
@@ -158,6 +163,8 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 	seq_printf(m, "drm-client-id:\t%llu\n", priv->client_id);
 	seq_printf(m, "drm-memory-vram:\t%llu KiB\n", vram >> 10);
 	seq_printf(m, "drm-memory-system:\t%llu KiB\n", system >> 10);
+	seq_printf(m, "drm-resident-vram:\t%llu KiB\n", vram >> 10);
+	seq_printf(m, "drm-resident-system:\t%llu KiB\n", resident >> 10);
 }
 
 static const struct file_operations vgem_p2p_fops = {

@@ -58,6 +58,7 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
@@ -203,12 +204,20 @@ struct vgem_p2p_object {
 	bool in_vram;
 	struct drm_mm_node node;	/* VRAM range when in_vram */
 	/*
-	 * shmem pages when !in_vram, NULL until first used; under the
-	 * dma_resv only. A move to system memory gets them while still
-	 * in_vram, as the copy's destination; a move to VRAM frees them
-	 * before it switches.
+	 * shmem pages when !in_vram, by page offset, each got on its first
+	 * use (vgem_p2p_page_get()) and held (a reference) until the object
+	 * moves to VRAM or dies: an object may be larger than RAM, so no
+	 * array sized by the object, as drm_gem_get_pages() would allocate.
+	 * Changed under the dma_resv only (vgem_p2p_page_get() and
+	 * vgem_p2p_pages_release() assert it); the xarray's own lock makes
+	 * a lookup safe anywhere, but only the dma_resv keeps what it finds.
+	 * A move to system memory gets them while still in_vram, as the
+	 * copy's destination; a move to VRAM frees them before it switches.
+	 * @nr_pages counts them, under the dma_resv too (read racily by
+	 * fdinfo).
 	 */
-	struct page **pages;
+	struct xarray pages;
+	unsigned long nr_pages;
 	bool lost;			/* contents lost with the device */
 	unsigned int pin_count;		/* dma-buf pins: stays in system */
 	bool moving;			/* a move is copying it */
@@ -314,7 +323,9 @@ void vgem_p2p_vram_poison(struct vgem_p2p_device *vdev, u64 offset, u64 size);
 /* vgem_p2p_gem.c */
 struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 					       u64 size, u32 flags);
-int vgem_p2p_pages_get(struct vgem_p2p_object *bo);
+struct page *vgem_p2p_page_get(struct vgem_p2p_object *bo, pgoff_t pgoff);
+int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
+		       unsigned long count);
 void vgem_p2p_pages_release(struct vgem_p2p_object *bo);
 int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 			 struct drm_mode_create_dumb *args);

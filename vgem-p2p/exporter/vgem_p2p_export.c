@@ -239,7 +239,8 @@ static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
 	unsigned long i;
 
 	for (i = 0; i < map->npages; i++) {
-		struct page *page = bo->pages[map->first + i];
+		/* got by vgem_p2p_map_locked(), held under the dma_resv */
+		struct page *page = xa_load(&bo->pages, map->first + i);
 
 		map->dma[i] = dma_map_page_attrs(map->importer, page, 0,
 						 PAGE_SIZE, map->dir,
@@ -332,7 +333,12 @@ static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
 	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
 		bool was_in_vram = bo->in_vram;
 
-		ret = vgem_p2p_move_to_system(bo);
+		/*
+		 * Evicting needs every page, as the copy's destination; in
+		 * system memory the mapping needs only those of its range.
+		 */
+		ret = bo->in_vram ? vgem_p2p_move_to_system(bo) :
+		      vgem_p2p_pages_get(bo, map->first, map->npages);
 		if (ret)
 			return ret;
 		if (was_in_vram)

@@ -11,7 +11,6 @@
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -21,88 +20,157 @@
 /* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
 static struct workqueue_struct *vgem_p2p_free_wq;
 
-/* System pages got by all objects of all devices: see vgem_p2p_pages_get() */
+/* System pages got by all objects of all devices: see vgem_p2p_page_get() */
 static atomic_long_t vgem_p2p_pages_pinned = ATOMIC_LONG_INIT(0);
 
-/*
- * Fault the object's shmem file in, rescheduling between pages, before
- * drm_gem_get_pages() pins it. That helper allocates every page of an
- * object in one loop that never yields, and an object may have half of
- * RAM: on a kernel without preemption the loop stalled RCU for 26 s in a
- * fuzz run under TCG. i915 reschedules per page while it reads its shmem
- * objects in (shmem_sg_alloc_table()) for the same reason. The helper
- * then finds each page in the page cache.
- */
-static int vgem_p2p_pages_populate(struct vgem_p2p_object *bo)
-{
-	struct address_space *mapping = bo->base.filp->f_mapping;
-	unsigned long i, npages = vgem_p2p_npages(bo);
-
-	for (i = 0; i < npages; i++) {
-		struct page *page = shmem_read_mapping_page(mapping, i);
-
-		if (IS_ERR(page))
-			return PTR_ERR(page);
-		put_page(page);
-		cond_resched();
-	}
-	return 0;
-}
+/* Marks, in vgem_p2p_object.pages, a page vgem_p2p_pages_get() just got */
+#define VGEM_P2P_PAGE_NEW	XA_MARK_0
 
 /**
- * vgem_p2p_pages_get - give an object in system memory its pages
+ * vgem_p2p_page_get - give an object in system memory one of its pages
  * @bo: the object, whose dma_resv the caller holds; not in VRAM, or
  *	being moved out of it
+ * @pgoff: the page, below the object's page count
  *
  * System memory is the object's shmem file, as for vgem and every
- * shmem-backed GEM driver: its pages are allocated on first use (a CPU
- * fault, a fallback p2p_map, a dma-buf map, an eviction), not at
- * creation, so they are charged to the memory cgroup of the task that
- * first touches them and show up as Shmem. Once got, they stay until the
- * object moves to VRAM or dies (drm_gem_get_pages() keeps them
- * unevictable meanwhile): CPU ptes and importers' DMA addresses point at
- * them, and nothing would tell those users to let go.
+ * shmem-backed GEM driver, and each page of it is allocated on its first
+ * use (a CPU fault on it, a fallback p2p_map of a range holding it; a
+ * dma-buf map, an eviction or MOVE_SYSTEM, which need all of them), not at
+ * creation: so an object may be larger than RAM, as vgem's dumb buffers
+ * may, and its pages are charged to the memory cgroup of the task that
+ * first touches them and show up as Shmem. This is drm_gem_get_pages()
+ * one page at a time, as vgem's fault handler got its pages before vgem
+ * used the shmem helpers (vgem_gem_fault(): shmem_read_mapping_page() of
+ * the faulting page only). Once got, a page stays until the object moves
+ * to VRAM or dies, with the reference shmem_read_mapping_page() took,
+ * which keeps it from being migrated, and the mapping unevictable, as
+ * drm_gem_get_pages() keeps it: CPU ptes and importers' DMA addresses
+ * point at it, and nothing would tell those users to let go.
  *
- * Return: 0, -ENOMEM, or -ENODEV if the contents were lost with the
- * device.
+ * Return: the page; ERR_PTR(-ENOMEM); or ERR_PTR(-ENODEV) if the contents
+ * were lost with the device.
  */
-int vgem_p2p_pages_get(struct vgem_p2p_object *bo)
+struct page *vgem_p2p_page_get(struct vgem_p2p_object *bo, pgoff_t pgoff)
 {
-	unsigned long npages = vgem_p2p_npages(bo);
-	struct page **pages;
+	struct page *page;
 	int ret;
 
 	/* Not the device lock: a move to system memory allocates unlocked */
 	dma_resv_assert_held(bo->base.resv);
 
-	if (bo->pages)
-		return 0;
+	page = xa_load(&bo->pages, pgoff);
+	if (page)
+		return page;
 	if (bo->lost)
-		return -ENODEV;
+		return ERR_PTR(-ENODEV);
 	/*
 	 * Got pages are pinned and, without swap, unreclaimable, and they
 	 * count against no process: past a limit the OOM killer finds
 	 * nothing to kill. Cap them at half of RAM, as TTM caps the pages
 	 * of its buffer objects (ttm_tt.c, ttm_pages_limit).
 	 */
-	if (atomic_long_add_return(npages, &vgem_p2p_pages_pinned) >
+	if (atomic_long_inc_return(&vgem_p2p_pages_pinned) >
 	    totalram_pages() / 2) {
-		atomic_long_sub(npages, &vgem_p2p_pages_pinned);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_uncount;
 	}
-	ret = vgem_p2p_pages_populate(bo);
+	page = shmem_read_mapping_page(bo->base.filp->f_mapping, pgoff);
+	if (IS_ERR(page)) {
+		/* shmem's -ENOSPC is memory it could not account, too */
+		ret = PTR_ERR(page) == -ENOSPC ? -ENOMEM : PTR_ERR(page);
+		goto err_uncount;
+	}
+	ret = xa_err(xa_store(&bo->pages, pgoff, page, GFP_KERNEL));
 	if (ret)
-		goto err_unpin_count;
-	pages = drm_gem_get_pages(&bo->base);
-	if (IS_ERR(pages)) {
-		ret = PTR_ERR(pages);
-		goto err_unpin_count;
-	}
-	bo->pages = pages;
-	return 0;
+		goto err_put;
+	bo->nr_pages++;
+	return page;
 
-err_unpin_count:
-	atomic_long_sub(npages, &vgem_p2p_pages_pinned);
+err_put:
+	put_page(page);
+err_uncount:
+	atomic_long_dec(&vgem_p2p_pages_pinned);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Give back pages [@first, @end) of the shmem file, which nobody maps or
+ * holds: those a failed vgem_p2p_pages_get() got and has put.
+ */
+static void vgem_p2p_pages_truncate(struct vgem_p2p_object *bo,
+				    pgoff_t first, pgoff_t end)
+{
+	if (end > first)
+		shmem_truncate_range(file_inode(bo->base.filp),
+				     (loff_t)first << PAGE_SHIFT,
+				     ((loff_t)end << PAGE_SHIFT) - 1);
+}
+
+/**
+ * vgem_p2p_pages_get - give an object in system memory a range of pages
+ * @bo: the object, whose dma_resv the caller holds
+ * @first: the first page
+ * @count: how many, @first + @count at most the object's page count
+ *
+ * vgem_p2p_page_get() for each page that has none yet, rescheduling
+ * between pages: a range may be most of RAM, and on a kernel without
+ * preemption a loop over it that never yields stalled RCU for 26 s in a
+ * fuzz run under TCG (i915 reschedules per page while it reads its shmem
+ * objects in, shmem_sg_alloc_table(), for the same reason). All or
+ * nothing: on failure the pages this call got are given back, so that a
+ * failed ioctl leaves no memory behind; those got before stay.
+ *
+ * Return: 0, -ENOMEM, or -ENODEV if the contents were lost with the
+ * device.
+ */
+int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
+		       unsigned long count)
+{
+	unsigned long i, added = 0;
+	pgoff_t run = 0, end = 0;
+	struct page *page;
+	int ret = 0;
+
+	dma_resv_assert_held(bo->base.resv);
+
+	for (i = first; i < first + count; i++) {
+		if (!xa_load(&bo->pages, i)) {
+			page = vgem_p2p_page_get(bo, i);
+			if (IS_ERR(page)) {
+				ret = PTR_ERR(page);
+				break;
+			}
+			xa_set_mark(&bo->pages, i, VGEM_P2P_PAGE_NEW);
+			added++;
+		}
+		cond_resched();
+	}
+	if (!added)
+		return ret;
+	if (ret && added == bo->nr_pages) {
+		/* all it has: one truncation gives them back */
+		vgem_p2p_pages_release(bo);
+		return ret;
+	}
+	xa_for_each_marked(&bo->pages, i, page, VGEM_P2P_PAGE_NEW) {
+		cond_resched();
+		if (!ret) {
+			xa_clear_mark(&bo->pages, i, VGEM_P2P_PAGE_NEW);
+			continue;
+		}
+		/* nobody maps it yet: we held the dma_resv since */
+		xa_erase(&bo->pages, i);
+		bo->nr_pages--;
+		atomic_long_dec(&vgem_p2p_pages_pinned);
+		put_page(page);
+		/* truncated a run of consecutive pages at a time */
+		if (i != end) {
+			vgem_p2p_pages_truncate(bo, run, end);
+			run = i;
+		}
+		end = i + 1;
+	}
+	vgem_p2p_pages_truncate(bo, run, end);
 	return ret;
 }
 
@@ -117,14 +185,21 @@ err_unpin_count:
  */
 void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 {
+	struct page *page;
+	unsigned long i;
+
 	/* Not the device lock: a move to VRAM releases them unlocked */
 	dma_resv_assert_held(bo->base.resv);
 
-	if (!bo->pages)
+	if (!bo->nr_pages)
 		return;
-	drm_gem_put_pages(&bo->base, bo->pages, true, false);
-	bo->pages = NULL;
-	atomic_long_sub(vgem_p2p_npages(bo), &vgem_p2p_pages_pinned);
+	xa_for_each(&bo->pages, i, page) {
+		put_page(page);
+		cond_resched();
+	}
+	xa_destroy(&bo->pages);
+	atomic_long_sub(bo->nr_pages, &vgem_p2p_pages_pinned);
+	bo->nr_pages = 0;
 	shmem_truncate_range(file_inode(bo->base.filp), 0, (loff_t)-1);
 }
 
@@ -187,9 +262,15 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size &&
 	    !may_fall_back)
 		return ERR_PTR(-ENOSPC);
-	/* evictable: system memory must be able to hold it too */
-	if (size >> PAGE_SHIFT > ULONG_MAX / sizeof(struct page *) ||
-	    size > totalram_pages() << PAGE_SHIFT)
+	/*
+	 * One that starts in VRAM must be evictable: system memory must be
+	 * able to hold it too. One created in system memory (SYSTEM, or a
+	 * dumb buffer larger than VRAM) is backed lazily, page by page, as
+	 * vgem's are: it is not refused for its size, and a use that needs
+	 * more pages than there are fails then, with -ENOMEM or SIGBUS.
+	 */
+	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size <= vdev->vram_size &&
+	    size > (u64)totalram_pages() << PAGE_SHIFT)
 		return ERR_PTR(-EINVAL);
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
@@ -197,6 +278,7 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		return ERR_PTR(-ENOMEM);
 	bo->flags = flags;
 	bo->base.funcs = &vgem_p2p_gem_funcs;
+	xa_init(&bo->pages);
 	spin_lock_init(&bo->maps_lock);
 	INIT_LIST_HEAD(&bo->maps);
 	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
@@ -219,7 +301,12 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	 */
 	mapping_set_gfp_mask(bo->base.filp->f_mapping,
 			     GFP_HIGHUSER | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	/* held pages stay put, as drm_gem_get_pages() keeps them */
+	mapping_set_unevictable(bo->base.filp->f_mapping);
+	/* the offset space is full: no memory, not no VRAM, for the caller */
 	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret == -ENOSPC)
+		ret = -ENOMEM;
 	if (ret)
 		goto err_release;
 

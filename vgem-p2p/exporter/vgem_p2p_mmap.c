@@ -100,13 +100,19 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 					  pgprot_writecombine(vma->vm_page_prot));
 	} else {
 		/*
-		 * A SYSTEM object's pages come on first use. A fault that
-		 * cannot have them gets SIGBUS, as drm_gem_shmem_fault()
-		 * gives one: VM_FAULT_OOM would only retry it for ever.
+		 * A page in system memory comes on first use, this page
+		 * only: the object may be larger than RAM. A fault that
+		 * cannot have it gets SIGBUS, as drm_gem_shmem_fault() (what
+		 * vgem faults with) gives one when it has no page: our
+		 * shmem mapping allocates with __GFP_RETRY_MAYFAIL, so
+		 * VM_FAULT_OOM would not free anything, and since
+		 * pagefault_out_of_memory() no longer kills outside a
+		 * memcg the fault would only be retried for ever.
 		 */
-		ret = vgem_p2p_pages_get(bo) ? VM_FAULT_SIGBUS :
-		      vmf_insert_pfn(vma, vmf->address,
-				     page_to_pfn(bo->pages[pgoff]));
+		struct page *page = vgem_p2p_page_get(bo, pgoff);
+
+		ret = IS_ERR(page) ? VM_FAULT_SIGBUS :
+		      vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
 	}
 	drm_dev_exit(idx);
 out_unlock_resv:

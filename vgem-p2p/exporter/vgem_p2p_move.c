@@ -148,9 +148,9 @@ static void vgem_p2p_copy_vram(struct vgem_p2p_device *vdev, void *bounce,
  * vgem_p2p_move_to_system - evict an object from VRAM
  * @bo: the object, whose dma_resv the caller holds
  *
- * Also gives an object already in system memory its pages, if it has
- * none yet: callers want to use them. Called with the device lock held;
- * drops it while copying.
+ * Also gives an object already in system memory all of its pages that
+ * it has none of yet: callers want to use them all. Called with the
+ * device lock held; drops it while copying.
  *
  * Return: 0 (also when already in system memory), -ENOMEM, or -ENODEV
  * if the contents were lost with the device.
@@ -166,15 +166,15 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 	dma_resv_assert_held(bo->base.resv);
 
 	if (!bo->in_vram)
-		return vgem_p2p_pages_get(bo);
+		return vgem_p2p_pages_get(bo, 0, npages);
 
 	vgem_p2p_invalidate(bo);
 	offset = bo->node.start;
 	vgem_p2p_copy_begin(bo, offset, VGEM_P2P_NOWHERE);
 	/* In VRAM, the shmem file is empty: this allocates the pages */
-	ret = vgem_p2p_pages_get(bo);
+	ret = vgem_p2p_pages_get(bo, 0, npages);
 	for (i = 0; !ret && i < npages; i++) {
-		void *dst = kmap_local_page(bo->pages[i]);
+		void *dst = kmap_local_page(xa_load(&bo->pages, i));
 
 		memcpy_fromio(dst, vdev->bar + offset + i * PAGE_SIZE, PAGE_SIZE);
 		kunmap_local(dst);
@@ -196,23 +196,32 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 	return 0;
 }
 
-/* From system memory into @node; none used yet means zeroes */
+/*
+ * From system memory into @node; a page never used is zeroes. Needs no
+ * page it does not have, so a move to VRAM cannot fail for lack of them.
+ */
 static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
 			       struct drm_mm_node *node)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	unsigned long i, npages = vgem_p2p_npages(bo);
+	void __iomem *dst = vdev->bar + node->start;
 
-	if (!bo->pages) {
-		memset_io(vdev->bar + node->start, 0, bo->base.size);
+	if (!bo->nr_pages) {
+		memset_io(dst, 0, bo->base.size);
 		return;
 	}
 	for (i = 0; i < npages; i++) {
-		void *src = kmap_local_page(bo->pages[i]);
+		struct page *page = xa_load(&bo->pages, i);
+		void *src;
 
-		memcpy_toio(vdev->bar + node->start + i * PAGE_SIZE, src,
-			    PAGE_SIZE);
-		kunmap_local(src);
+		if (page) {
+			src = kmap_local_page(page);
+			memcpy_toio(dst + i * PAGE_SIZE, src, PAGE_SIZE);
+			kunmap_local(src);
+		} else {
+			memset_io(dst + i * PAGE_SIZE, 0, PAGE_SIZE);
+		}
 		cond_resched();
 	}
 }

@@ -115,8 +115,10 @@ struct drm_vgem_fence_signal {
  * struct drm_vgem_p2p_create - DRM_IOCTL_VGEM_P2P_CREATE
  * @size: in: size in bytes, non-zero; rounded up to the page size.
  *	out: the rounded size. Larger than VRAM: -ENOSPC for a VRAM object;
- *	zero, overflowing, or larger than system RAM (any object, since VRAM
- *	objects must be evictable): -EINVAL.
+ *	zero, overflowing, larger than system RAM for a VRAM object (VRAM
+ *	objects must be evictable), or larger than a shmem file may be:
+ *	-EINVAL. A VGEM_P2P_CREATE_SYSTEM object is backed lazily, page by
+ *	page on use, and is not refused for being larger than RAM.
  * @flags: VGEM_P2P_CREATE_* flags.
  * @handle: out: the new GEM handle.
  *
