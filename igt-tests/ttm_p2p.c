@@ -6,8 +6,6 @@
  * used: dumb buffers, MODE_MAP_DUMB, mmap, and a modeset to make TTM
  * evict.
  */
-#include <sys/syscall.h>
-
 #include "ttm_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing bochs (TTM) dumb buffers: p2p, IOVAs, refusal, eviction, unbind.");
@@ -270,120 +268,6 @@ static void unbind_live(void)
 	igt_assert(ttm_p2p_find_bochs() >= 0);
 }
 
-/* The two drivers of the pair, and where the suite runner loads them from */
-enum { TTM_P2P_BOCHS, TTM_P2P_EDU, TTM_P2P_NR_MODS };
-
-static const char *const ttm_p2p_mod_name[] = { "bochs", "edu_nic" };
-
-static int ttm_p2p_mod_unload(int m)
-{
-	if (syscall(SYS_delete_module, ttm_p2p_mod_name[m], O_NONBLOCK))
-		return -errno;
-	return 0;
-}
-
-static int ttm_p2p_mod_load(int m)
-{
-	static const char *const env[] = { "VP2P_KOBJ", "VP2P_MODULES" };
-	static const char *const rel[] = {
-		"drivers/gpu/drm/tiny/bochs.ko",
-		"vgem-p2p/importer/edu_nic.ko",
-	};
-	/* as qemu/guest/run-suite loads them */
-	static const char *const params[] = { "", "dma_bits=64" };
-	char path[512];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", getenv(env[m]), rel[m]);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (syscall(SYS_finit_module, fd, params[m], 0))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/*
- * A child scans a buffer out (so it is in VRAM), registers it with edu_nic,
- * reads it right once by DMA, says so, and DMAs from it until it is
- * killed. Before the kill the buffer is in VRAM and edu_nic holds its
- * registration, mirrored peer-to-peer; after it, neither. Then both
- * drivers unload and load again, in every order. Nothing may stay
- * mapped, leak or splat.
- */
-static void unload_every_order(void)
-{
-	const uint64_t pages = 1024 * 768 * 4 / EDU_PAGE;
-	int order;
-
-	igt_require_f(getenv("VP2P_KOBJ") && getenv("VP2P_MODULES"),
-		      "VP2P_KOBJ and VP2P_MODULES name the modules' trees\n");
-	igt_require(ttm_p2p_topology_p2p());
-	for (order = 0; order < 4; order++) {
-		int first_out = order & 1 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
-		int first_in = order & 2 ? TTM_P2P_EDU : TTM_P2P_BOCHS;
-		/* a tag no other subtest leaves in VRAM */
-		uint32_t seed = (getpid() << 8) + 0x80 + order;
-		int minor, nic, ready[2];
-		struct edu_nic_stats e0, e1;
-		pid_t pid;
-
-		nic = edu_open();
-		e0 = edu_dev_stats(nic).stats;
-		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
-			int fd = ttm_p2p_open(&minor), cnic = edu_open();
-			struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
-			char buf[EDU_PAGE];
-			uint32_t key;
-
-			ttm_p2p_fill(bo.map, bo.size, seed);
-			ttm_p2p_scan_out(fd, &bo, 1024, 768);
-			key = edu_reg(cnic, bo.map, bo.size, RW,
-				      EDU_NIC_REG_MR_PREFETCH);
-			edu_child_report(ready[1],
-					 !edu_dma_err(cnic, key,
-						      EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE, 0,
-						      sizeof(buf), buf) &&
-					 !memcmp(buf, bo.map, sizeof(buf)));
-			for (;;)
-				edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
-					    EDU_NIC_MODE_DEVICE, 0,
-					    sizeof(buf), buf);
-		}
-		/* its device DMA read the right bytes */
-		edu_child_ready(pid, ready);
-		/* the child's buffer is in VRAM, registered and mirrored */
-		minor = ttm_p2p_find_bochs();
-		edu_child_assert(pid, minor >= 0);
-		edu_child_assert(pid, ttm_p2p_in_vram(minor, seed, 0));
-		e1 = edu_dev_stats(nic).stats;
-		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
-		edu_child_assert(pid, e1.cur_pages_p2p ==
-				      e0.cur_pages_p2p + pages);
-
-		edu_child_kill(pid);
-		e1 = edu_dev_stats(nic).stats;
-		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
-		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
-		close(nic);
-
-		igt_info("order %d: unload %s first, load %s first\n", order,
-			 ttm_p2p_mod_name[first_out],
-			 ttm_p2p_mod_name[first_in]);
-		igt_assert_eq(ttm_p2p_mod_unload(first_out), 0);
-		igt_assert_eq(ttm_p2p_mod_unload(!first_out), 0);
-		igt_assert_eq(ttm_p2p_mod_load(first_in), 0);
-		igt_assert_eq(ttm_p2p_mod_load(!first_in), 0);
-	}
-	/* and the pair still works */
-	ttm_p2p_vram_read_write();
-}
-
 igt_main
 {
 	igt_describe("edu DMA reads and writes a bochs dumb buffer in system memory (where bochs creates them) through the pages TTM maps for it.");
@@ -409,8 +293,4 @@ igt_main
 	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly; bochs binds again. Runs on every topology with bochs, split included.");
 	igt_subtest("unbind-live")
 		unbind_live();
-
-	igt_describe("A process DMAing from a registered bochs scanout buffer is killed once the parent has seen the buffer in VRAM and its registration mirrored, and sees both gone after; bochs and edu_nic then unload and load again in every order, and the pair still works.");
-	igt_subtest("unload-every-order")
-		unload_every_order();
 }
