@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Module and device lifetime: unloading vgem_p2p and edu_nic in every
- * order after importers mapped exporter memory, unloading the exporter
- * while its device-private pages are still mapped by an importer, and
- * unbinding the exporter's PCI device under live importer mappings.
+ * Module and device lifetime: unloading each exporter (vgem_p2p, and
+ * bochs, the in-tree TTM driver) and edu_nic in every order after
+ * importers mapped exporter memory, unloading the exporter while its
+ * device-private pages are still mapped by an importer, and unbinding the
+ * exporter's PCI device under live importer mappings.
  *
- * The modules are loaded from $VP2P_MODULES, as the suite runner does;
- * every subtest leaves both loaded.
+ * The modules are loaded from $VP2P_MODULES, and bochs from $VP2P_KOBJ,
+ * as the suite runner does; every subtest leaves them loaded.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -17,17 +18,24 @@
 #include <xf86drm.h>
 
 #include "p2p_common.h"
+#include "ttm_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("Unloading and unbinding the exporter and importer under live mappings.");
 
 #define RW	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
 #define SIZE	(4 * EDU_PAGE)
 
-enum { EXPORTER, IMPORTER };
+/* vgem_p2p and edu_nic, the pair; bochs, the other exporter */
+enum { EXPORTER, IMPORTER, BOCHS };
 
-static const char *const mod_name[] = { "vgem_p2p", "edu_nic" };
+static const char *const mod_name[] = { "vgem_p2p", "edu_nic", "bochs" };
 static const char *const mod_path[] = {
 	"vgem-p2p/exporter/vgem_p2p.ko", "vgem-p2p/importer/edu_nic.ko",
+	"drivers/gpu/drm/tiny/bochs.ko",
+};
+/* The tree each is in: the project's modules, or the kernel's objects */
+static const char *const mod_env[] = {
+	"VP2P_MODULES", "VP2P_MODULES", "VP2P_KOBJ",
 };
 
 static bool mod_loaded(int m)
@@ -49,11 +57,11 @@ static int mod_unload(int m)
  * The parameters the suite runner loads each module with: the topologies
  * give edu dma_mask=0xffffffffffffffff (qemu/guest/run-suite).
  */
-static const char *const mod_params[] = { "", "dma_bits=64" };
+static const char *const mod_params[] = { "", "dma_bits=64", "" };
 
 static int mod_load_params(int m, const char *params)
 {
-	const char *dir = getenv("VP2P_MODULES");
+	const char *dir = getenv(mod_env[m]);
 	char path[512];
 	int fd, ret = 0;
 
@@ -235,13 +243,44 @@ static void test_rmmod_busy(void)
 	close(vfd);
 }
 
-static void test_unload_every_order(void)
+/*
+ * unload-every-order, order @order of 4: unload exporter @exp and edu_nic,
+ * the exporter first or not (bit 0), then load them again, the exporter
+ * first or not (bit 1).
+ */
+static void unload_in_order(int exp, int order)
+{
+	int out[2] = { exp, IMPORTER }, in[2] = { exp, IMPORTER };
+	int i;
+
+	if (order & 1) {
+		out[0] = IMPORTER;
+		out[1] = exp;
+	}
+	if (order & 2) {
+		in[0] = IMPORTER;
+		in[1] = exp;
+	}
+	igt_info("order %d: unload %s first, load %s first\n", order,
+		 mod_name[out[0]], mod_name[in[0]]);
+	for (i = 0; i < 2; i++)
+		igt_assert_eq(mod_unload(out[i]), 0);
+	for (i = 0; i < 2; i++)
+		igt_assert_eq(mod_load(in[i]), 0);
+}
+
+/*
+ * vgem_p2p: a child maps VRAM and device-private pages to the importer
+ * (map_everything()), reads right once by device DMA, says so, and DMAs
+ * until it is killed. Before the kill the parent sees its two
+ * registrations and their pages, its device pages and its VRAM in use;
+ * after it, all of them gone.
+ */
+static void unload_every_order_vgem_p2p(void)
 {
 	int order;
 
 	for (order = 0; order < 4; order++) {
-		int first_out = order & 1 ? IMPORTER : EXPORTER;
-		int first_in = order & 2 ? IMPORTER : EXPORTER;
 		int vfd = vgem_p2p_open(), efd = edu_open();
 		struct drm_vgem_p2p_stats v0, v1;
 		struct edu_nic_stats e0, e1;
@@ -303,12 +342,7 @@ static void test_unload_every_order(void)
 		close(efd);
 		close(vfd);
 
-		igt_info("order %d: unload %s first, load %s first\n",
-			 order, mod_name[first_out], mod_name[first_in]);
-		igt_assert_eq(mod_unload(first_out), 0);
-		igt_assert_eq(mod_unload(!first_out), 0);
-		igt_assert_eq(mod_load(first_in), 0);
-		igt_assert_eq(mod_load(!first_in), 0);
+		unload_in_order(EXPORTER, order);
 	}
 	/* And the pair still works */
 	{
@@ -322,6 +356,79 @@ static void test_unload_every_order(void)
 		close(efd);
 		close(vfd);
 	}
+}
+
+/*
+ * bochs: a child scans a buffer out (so it is in VRAM), registers it with
+ * edu_nic, reads it right once by DMA, says so, and DMAs from it until it
+ * is killed. Before the kill the buffer is in VRAM and edu_nic holds its
+ * registration, mirrored peer-to-peer; after it, neither. Then bochs and
+ * edu_nic unload and load again, and the pair still works.
+ */
+static void unload_every_order_bochs(void)
+{
+	const uint64_t pages = 1024 * 768 * 4 / EDU_PAGE;
+	int order;
+
+	igt_require_f(getenv("VP2P_KOBJ"),
+		      "VP2P_KOBJ names the kernel's objects (bochs.ko)\n");
+	igt_require_f(ttm_p2p_find_bochs() >= 0,
+		      "no bochs-drm card (no bochs-display here)\n");
+	igt_require(ttm_p2p_topology_p2p());
+	for (order = 0; order < 4; order++) {
+		/* a tag no other subtest leaves in VRAM */
+		uint32_t seed = (getpid() << 8) + 0x80 + order;
+		int minor, nic, ready[2];
+		struct edu_nic_stats e0, e1;
+		pid_t pid;
+
+		nic = edu_open();
+		e0 = edu_dev_stats(nic).stats;
+		igt_assert_eq(pipe(ready), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int fd = ttm_p2p_open(&minor), cnic = edu_open();
+			struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
+			char buf[EDU_PAGE];
+			uint32_t key;
+
+			ttm_p2p_fill(bo.map, bo.size, seed);
+			ttm_p2p_scan_out(fd, &bo, 1024, 768);
+			key = edu_reg(cnic, bo.map, bo.size, RW,
+				      EDU_NIC_REG_MR_PREFETCH);
+			edu_child_report(ready[1],
+					 !edu_dma_err(cnic, key,
+						      EDU_NIC_DMA_FROM_MR,
+						      EDU_NIC_MODE_DEVICE, 0,
+						      sizeof(buf), buf) &&
+					 !memcmp(buf, bo.map, sizeof(buf)));
+			for (;;)
+				edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
+					    EDU_NIC_MODE_DEVICE, 0,
+					    sizeof(buf), buf);
+		}
+		/* its device DMA read the right bytes */
+		edu_child_ready(pid, ready);
+		/* the child's buffer is in VRAM, registered and mirrored */
+		minor = ttm_p2p_find_bochs();
+		edu_child_assert(pid, minor >= 0);
+		edu_child_assert(pid, ttm_p2p_in_vram(minor, seed, 0));
+		e1 = edu_dev_stats(nic).stats;
+		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
+		edu_child_assert(pid, e1.cur_pages_p2p ==
+				      e0.cur_pages_p2p + pages);
+
+		edu_child_kill(pid);
+		e1 = edu_dev_stats(nic).stats;
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
+		close(nic);
+
+		unload_in_order(BOCHS, order);
+	}
+	/* and the pair still works */
+	ttm_p2p_vram_read_write();
 }
 
 static void test_unload_after_dmabuf_mmap(void)
@@ -505,9 +612,13 @@ igt_main
 	igt_subtest("rmmod-busy")
 		test_rmmod_busy();
 
-	igt_describe("A process maps VRAM and device-private pages to the importer and is killed mid-DMA; both modules then unload and reload in every order. Before each kill the parent sees the child's two registrations mirrored and its device pages in use, and after it sees them gone.");
-	igt_subtest("unload-every-order")
-		test_unload_every_order();
+	igt_describe("Per exporter, a dynamic subtest: vgem_p2p (VRAM and device-private pages) and bochs (a scanout buffer in VRAM, where the topology gives p2p). A process DMAing from what it registered with the importer is killed mid-DMA; the exporter and edu_nic then unload and reload in every order, and the pair still works. Before each kill the parent sees the child's registrations mirrored and its memory in use (vgem_p2p: two registrations, its device pages and VRAM; bochs: the buffer in VRAM, its registration mirrored peer-to-peer), and after it sees them gone.");
+	igt_subtest_with_dynamic("unload-every-order") {
+		igt_dynamic("vgem_p2p")
+			unload_every_order_vgem_p2p();
+		igt_dynamic("bochs")
+			unload_every_order_bochs();
+	}
 
 	igt_describe("A dma-buf mmap pins the exporter module while it exists, as any mmap of its memory does; once it and the fds are gone, the module unloads and loads again.");
 	igt_subtest("unload-after-dmabuf-mmap")
