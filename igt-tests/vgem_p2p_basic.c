@@ -106,20 +106,8 @@ static uint64_t meminfo_bytes(const char *key)
 /* A "KEY: N KiB" line of the file's fdinfo, in bytes; ~0 without one */
 static uint64_t fdinfo_bytes(int fd, const char *key)
 {
-	char path[64], line[256];
-	uint64_t kib = ~0ull;
-	FILE *f;
+	uint64_t kib = vgem_p2p_fdinfo_kib(fd, key);
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	igt_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(key);
-
-		if (!strncmp(line, key, n) && line[n] == ':')
-			sscanf(line + n + 1, "%" SCNu64, &kib);
-	}
-	fclose(f);
 	return kib == ~0ull ? kib : kib << 10;
 }
 

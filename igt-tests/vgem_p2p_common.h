@@ -7,6 +7,7 @@
 #define VGEM_P2P_COMMON_H
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +19,24 @@
 #include "vgem_p2p_drm.h"
 
 #define MiB (1ull << 20)
+
+/* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */
+static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
+{
+	char path[64], line[256];
+	uint64_t kib = ~0ull;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			sscanf(line + n + 1, "%" SCNu64, &kib);
+	fclose(f);
+	return kib;
+}
 
 /* Opens node @type (DRM_NODE_*) of the @index-th vgem_p2p device, or -1. */
 static inline int vgem_p2p_open_node(int type, int index)

@@ -38,25 +38,6 @@ static bool touch_sigbus(volatile uint32_t *p, bool write)
 	return bus;
 }
 
-static uint64_t fdinfo_kib(int fd, const char *key)
-{
-	char path[64], line[256];
-	uint64_t val = ~0ull;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	igt_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(key);
-
-		if (!strncmp(line, key, n) && line[n] == ':')
-			sscanf(line + n + 1, "%lu", &val);
-	}
-	fclose(f);
-	return val;
-}
-
 static void test_placement(int fd)
 {
 	uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);
@@ -179,8 +160,8 @@ static void test_fdinfo(void)
 	char path[64], buf[512];
 	FILE *f;
 
-	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 3072);
-	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 1024);
+	igt_assert_eq_u64(vgem_p2p_fdinfo_kib(fd2, "drm-memory-vram"), 3072);
+	igt_assert_eq_u64(vgem_p2p_fdinfo_kib(fd2, "drm-memory-system"), 1024);
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd2);
 	f = fopen(path, "r");
 	igt_assert(f);
@@ -189,8 +170,8 @@ static void test_fdinfo(void)
 	igt_assert(strstr(buf, "drm-driver:\tvgem_p2p\n"));
 	igt_assert(strstr(buf, "drm-client-id:\t"));
 	vgem_p2p_move(fd2, v, VGEM_P2P_MOVE_SYSTEM, 0);
-	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-vram"), 0);
-	igt_assert_eq_u64(fdinfo_kib(fd2, "drm-memory-system"), 4096);
+	igt_assert_eq_u64(vgem_p2p_fdinfo_kib(fd2, "drm-memory-vram"), 0);
+	igt_assert_eq_u64(vgem_p2p_fdinfo_kib(fd2, "drm-memory-system"), 4096);
 	gem_close(fd2, s);
 	close(fd2);
 }
