@@ -147,11 +147,6 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
 	}
 	if (!added)
 		return ret;
-	if (ret && added == bo->nr_pages) {
-		/* all it has: one truncation gives them back */
-		vgem_p2p_pages_release(bo);
-		return ret;
-	}
 	xa_for_each_marked(&bo->pages, i, page, VGEM_P2P_PAGE_NEW) {
 		cond_resched();
 		if (!ret) {
