@@ -92,8 +92,9 @@
  * dma-buf, whose file keeps the mode of the export that made it:
  * writable with DRM_RDWR, read-only without, whatever later exports ask.
  * DRM_IOCTL_PRIME_FD_TO_HANDLE imports only dma-bufs of this same DRM
- * device, as the original object (-EBADF not a file, -EINVAL not a
- * dma-buf or another device's).
+ * device, as the original object, the same handle if the file has one
+ * (-EBADF not a file, -EINVAL not a dma-buf or another device's, -ENOSPC
+ * no free handle).
  *
  * A dma-buf's importers: a dynamic importer that attaches with
  * allow_peer2peer and reaches the BAR peer-to-peer
@@ -136,7 +137,8 @@
  * fallback importer mappings) first moves it back to VRAM when that needs
  * at most a compaction. Moves zap the object's pages in every mapping, in
  * every process; the next access faults the new location in, contents
- * preserved. The vma holds a reference on the object and on the module.
+ * preserved. The vma holds a reference on the object: closing the handle
+ * does not invalidate the mapping.
  */
 #ifndef _UAPI_VGEM_P2P_DRM_H_
 #define _UAPI_VGEM_P2P_DRM_H_

@@ -263,29 +263,28 @@ struct edu_nic_dereg_mr {
  *
  * @flags non-zero, @direction or @mode above 1: -EINVAL, checked before
  * the key. The direction must be allowed by the registration's access
- * (-EPERM).
- * Pages not mirrored, or invalidated since, are faulted first (by
- * hmm_range_fault(), for writes with write access): a range that is no
- * longer mapped, maps a vma without PROT_READ or one hmm cannot mirror
- * (VM_IO/VM_PFNMAP without p2p_map), whose CPU fault failed (out of
- * memory included), or whose address space has exited gets -EFAULT, a
- * write to memory that has become read-only or to a read-only exporter
- * object (VGEM_P2P_CREATE_READ_ONLY) -EPERM; an exporter that
- * cannot map its memory for the device (an IOMMU mapping failed) -EIO. A
- * dma-buf registration is mapped again through its exporter instead,
- * whose error is returned. A region invalidated while it is being
- * mirrored (the exporter moving its memory) is mirrored again, for as
- * long as that takes: contention is waited for, never an error, as
- * hmm_range_fault() users loop on its -EBUSY. A device command that times
- * out (10 s) gets -EIO, and disables the engine: every later device DMA
- * and DMA_RAW on the device gets -EIO until it is rebound; in bulk mode,
- * an address the IOMMU has no translation for gets -EIO. A pending fatal
- * signal gets -EINTR,
- * another signal while waiting -EINTR unless its handler was installed
- * with SA_RESTART (the call restarts); an unbound device (or
- * exporter) -ENODEV; out of memory (the bounce buffer, dma_map_page() of
- * an ordinary page, ioremap_wc() or the page array of a bulk read, the
- * exporter's mapping or eviction) -ENOMEM. On an error, the pages before
+ * (-EPERM). A range that is no longer mapped, maps a vma without
+ * PROT_READ or one hmm cannot mirror (VM_IO/VM_PFNMAP without p2p_map),
+ * whose CPU fault failed (out of memory included), or whose address
+ * space has exited: -EFAULT. A write to memory that has become read-only,
+ * or to a read-only exporter object (VGEM_P2P_CREATE_READ_ONLY): -EPERM.
+ * An exporter that cannot map its memory for the device (an IOMMU
+ * mapping failed): -EIO. A dma-buf registration is mapped again through
+ * its exporter instead, whose error is returned. A region invalidated
+ * while it is being mirrored (the exporter moving its memory) is mirrored
+ * again, for as long as that takes, as hmm_range_fault() users loop on
+ * its -EBUSY: contention is waited for, never an error.
+ *
+ * A device command that times out (10 s) gets -EIO and disables the
+ * engine: every later device DMA and DMA_RAW on the device gets -EIO
+ * until it is rebound. In bulk mode, an address the IOMMU has no
+ * translation for gets -EIO. A pending fatal signal gets -EINTR; another
+ * signal, while the mirror is made again after a racing invalidation or
+ * while the exporter waits for a move, -EINTR unless its handler was
+ * installed with SA_RESTART (the call then restarts). An unbound device
+ * (or exporter): -ENODEV. Out of memory (the bounce buffer, dma_map_page()
+ * of an ordinary page, ioremap_wc() or the page array of a bulk read, the
+ * exporter's mapping or eviction): -ENOMEM. On an error, the pages before
  * the failing one were transferred.
  */
 struct edu_nic_dma {
