@@ -102,8 +102,8 @@
  * or IOVAs from dma_map_resource() behind an IOMMU) while it is there,
  * and is told of every move (dma_buf_move_notify(), under the object's
  * dma_resv) to map it again; every other importer is mapped system
- * memory, the object moving there first. Non-dynamic importers also pin
- * it there: a pinned object is skipped by compaction and eviction, and
+ * memory, the object moving there first (-ENOMEM if it cannot).
+ * Non-dynamic importers also pin it there: a pinned object is skipped by compaction and eviction, and
  * %DRM_IOCTL_VGEM_P2P_MOVE to VRAM gets -EINVAL, until the last pin goes.
  * A %VGEM_P2P_CREATE_NO_P2P object is always mapped from system memory;
  * a %VGEM_P2P_CREATE_READ_ONLY one refuses mappings other than
