@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # check-report.py TEST-REPORT: runs test-report (see test-report.c) into a
 # temporary directory and checks that bench.json parses, keeps every
-# string byte for byte, and has the keys qemu/bench-plot reads.
+# string byte for byte, and has the keys scripts/bench-plot reads.
 import json
 import subprocess
 import sys

@@ -201,9 +201,9 @@ else:
           'info without modules: the insmod lines, no modprobe')
 
 # vgem-p2p-bench: a bad argument is one line naming it, exit 2; --help
-# lists every case the benchmarks can report (read from their sources:
-# the case-name tables and the names given to bench_row_add() and
-# revoke_report()).
+# lists every case the benchmarks can report (read from their sources,
+# bench_NAME*.c for benchmark NAME: the case-name tables and the names
+# given to bench_row_add() and revoke_report()).
 if bench:
     def brun(*args):
         return subprocess.run([bench, *args], capture_output=True,
@@ -233,7 +233,8 @@ if bench:
     cases = {}
     for f in sorted(glob.glob(os.path.join(bench_src, 'bench_*.c'))):
         src = open(f).read()
-        b = os.path.basename(f)[6:-2]
+        # bench_scale_map.c is part of scale
+        b = os.path.basename(f)[6:-2].split('_')[0]
         found = set()
         for m in re.finditer(r'\w*names\s*\[[^\]]*\]\s*=\s*\{([^}]*)\}', src):
             found |= set(re.findall(r'"([^"]+)"', m.group(1)))
@@ -242,7 +243,7 @@ if bench:
                              src):
             found |= set(re.findall(r'"([^"]+)"', m.group(1)))
         if found:
-            cases[b] = found
+            cases.setdefault(b, set()).update(found)
     check(len(cases) >= 6 and 'ttm-vram' in cases.get('map', ()) and
           'ttm-move' in cases.get('revoke', ()),
           f'vgem-p2p-bench sources: the cases found ({sorted(cases)})')
