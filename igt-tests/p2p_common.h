@@ -83,25 +83,36 @@ static inline int vgem_p2p_card(int vfd)
 }
 
 /*
- * Does the exporter behind @vfd reach the importer behind @fd peer-to-peer
- * (switch), or does it serve it from system memory (split)? Map a small
- * VRAM object for it through the vma path and see which counter moves.
+ * Does the exporter behind @vfd let the importer behind @fd reach VRAM
+ * peer-to-peer (switch), or does it serve it from system memory (split)?
+ * Register a small VRAM object through the vma path and see how the
+ * importer mapped it, which *@out (if not NULL) receives: pages_bus or
+ * pages_iova for the BAR, pages_system for the fallback.
  */
-static inline bool p2p_reachable(int vfd, int fd)
+static inline bool p2p_reachable_stats(int vfd, int fd,
+				       struct edu_nic_stats *out)
 {
-	struct drm_vgem_p2p_stats v0, v1;
 	uint32_t h = vgem_p2p_create(vfd, EDU_PAGE, 0), key;
 	char *p = vgem_p2p_mmap(vfd, h, EDU_PAGE, PROT_READ | PROT_WRITE);
+	struct edu_nic_stats s;
 
-	v0 = vgem_p2p_stats(vfd);
 	key = edu_reg(fd, p, EDU_PAGE, EDU_NIC_ACCESS_READ,
 		      EDU_NIC_REG_MR_PREFETCH);
-	v1 = vgem_p2p_stats(vfd);
+	s = edu_mr_stats(fd, key).stats;
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 	munmap(p, EDU_PAGE);
 	gem_close(vfd, h);
-	return v1.p2p_pages_bus + v1.p2p_pages_iova >
-	       v0.p2p_pages_bus + v0.p2p_pages_iova;
+	/* one page, either way */
+	igt_assert_eq_u64(s.pages_p2p + s.pages_system, 1);
+	igt_assert_eq_u64(s.pages_bus + s.pages_iova, s.pages_p2p);
+	if (out)
+		*out = s;
+	return s.pages_p2p;
+}
+
+static inline bool p2p_reachable(int vfd, int fd)
+{
+	return p2p_reachable_stats(vfd, fd, NULL);
 }
 
 /* The kernel's verdict (DRM_IOCTL_VGEM_P2P_PEER) on edu_nic@n as a peer */

@@ -87,7 +87,7 @@ static void *stream_thread(void *arg)
 
 static void test_peer_verdict(int vfd, int fd)
 {
-	struct drm_vgem_p2p_stats v0, v1;
+	struct edu_nic_stats s;
 	struct drm_vgem_p2p_peer q = { 0 };
 	unsigned int d, b, dev, f;
 	const char *topo = getenv("VP2P_TOPOLOGY");
@@ -109,14 +109,11 @@ static void test_peer_verdict(int vfd, int fd)
 		igt_assert_eq_u32(q.path, want);
 	igt_assert_eq_u32(q.reachable, q.path != VGEM_P2P_PEER_NONE);
 
-	/* and a mapping gets what the kernel said */
-	v0 = vgem_p2p_stats(vfd);
-	igt_assert_eq(p2p_reachable(vfd, fd), q.path != VGEM_P2P_PEER_NONE);
-	v1 = vgem_p2p_stats(vfd);
-	igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
-		      q.path == VGEM_P2P_PEER_BUS);
-	igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
-		      q.path == VGEM_P2P_PEER_MAPPED);
+	/* and the importer's mapping gets what the kernel said */
+	igt_assert_eq(p2p_reachable_stats(vfd, fd, &s),
+		      q.path != VGEM_P2P_PEER_NONE);
+	igt_assert_eq(s.pages_bus, q.path == VGEM_P2P_PEER_BUS);
+	igt_assert_eq(s.pages_iova, q.path == VGEM_P2P_PEER_MAPPED);
 }
 
 static void test_vram_read_write(int vfd, int fd,
@@ -145,31 +142,37 @@ static void test_vram_read_write(int vfd, int fd,
 
 	s = edu_mr_stats(fd, key);
 	v1 = vgem_p2p_stats(vfd);
-	igt_info("importer: p2p pages %llu, system %llu; exporter: bus %llu iova %llu fallbacks %llu\n",
+	igt_info("importer: p2p pages %llu (bus %llu, iova %llu), system %llu; exporter: fallbacks %llu\n",
 		 (unsigned long long)s.stats.pages_p2p,
+		 (unsigned long long)s.stats.pages_bus,
+		 (unsigned long long)s.stats.pages_iova,
 		 (unsigned long long)s.stats.pages_system,
-		 (unsigned long long)(v1.p2p_pages_bus - v0.p2p_pages_bus),
-		 (unsigned long long)(v1.p2p_pages_iova - v0.p2p_pages_iova),
 		 (unsigned long long)(v1.fallbacks - v0.fallbacks));
-	/* The importer cannot tell a fallback from p2p; the exporter can. */
-	igt_assert_eq_u64(s.stats.pages_system, 0);
-	igt_assert(s.stats.pages_p2p >= 2);
+	/*
+	 * The importer maps what the exporter says, so it knows a fallback
+	 * (system pages it maps itself) from p2p (BAR pfns), and so does
+	 * the exporter: exactly one of them served the object.
+	 */
 	igt_assert(v1.p2p_maps > v0.p2p_maps);
-	/* exactly one of p2p and the fallback served it */
-	p2p = v1.p2p_pages_bus + v1.p2p_pages_iova >
-	      v0.p2p_pages_bus + v0.p2p_pages_iova;
+	p2p = s.stats.pages_p2p > 0;
 	igt_assert_neq(p2p, v1.fallbacks > v0.fallbacks);
+	if (p2p) {
+		igt_assert_eq_u64(s.stats.pages_system, 0);
+		igt_assert(s.stats.pages_p2p >= 2);
+		igt_assert_eq_u64(s.stats.pages_bus + s.stats.pages_iova,
+				  s.stats.pages_p2p);
+	} else {
+		igt_assert(s.stats.pages_system >= 2);
+	}
 	if (p2p && caps->caps & EDU_NIC_CAP_IOMMU)
-		igt_assert_eq_u64(v1.p2p_pages_bus, v0.p2p_pages_bus);
+		igt_assert_eq_u64(s.stats.pages_bus, 0);
 	else if (p2p)
-		igt_assert_eq_u64(v1.p2p_pages_iova, v0.p2p_pages_iova);
+		igt_assert_eq_u64(s.stats.pages_iova, 0);
 	/* what the kernel said it would get (PEER), and no other way */
 	q = edu_peer_nth(vfd, 0);
 	igt_assert_eq(p2p, q.path != VGEM_P2P_PEER_NONE);
-	igt_assert_eq(v1.p2p_pages_bus > v0.p2p_pages_bus,
-		      q.path == VGEM_P2P_PEER_BUS);
-	igt_assert_eq(v1.p2p_pages_iova > v0.p2p_pages_iova,
-		      q.path == VGEM_P2P_PEER_MAPPED);
+	igt_assert_eq(s.stats.pages_bus > 0, q.path == VGEM_P2P_PEER_BUS);
+	igt_assert_eq(s.stats.pages_iova > 0, q.path == VGEM_P2P_PEER_MAPPED);
 
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
@@ -682,6 +685,140 @@ static void test_two_importers(int vfd, int fd)
 	munmap(p, size);
 }
 
+#define EDU_HOLD	"/sys/kernel/debug/edu_nic/hold_before_check"
+#define EDU_HELD	"/sys/kernel/debug/edu_nic/held_before_check"
+
+/* Live DMA-API debugging entries of edu_nic0, of every kind */
+static int edu_dma_debug_entries(void)
+{
+	char bdf[32], line[512];
+	size_t len;
+	FILE *f;
+	int n = 0;
+
+	edu_bdf(bdf, sizeof(bdf));
+	len = strlen(bdf);
+	f = fopen("/sys/kernel/debug/dma-api/dump", "r");
+	igt_require_f(f, "no DMA-API debugging\n");
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, bdf, len) && line[len] == ' ')
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int edu_held(void)
+{
+	FILE *f = fopen(EDU_HELD, "r");
+	int n = -1;
+
+	igt_assert(f);
+	igt_assert_eq(fscanf(f, "%d", &n), 1);
+	fclose(f);
+	return n;
+}
+
+static void edu_release_held(int sig)
+{
+	edu_write_str(EDU_HOLD, "0");
+}
+
+struct held_read {
+	int fd;
+	uint32_t key;
+	uint64_t len;
+	char *buf;
+	int ret;
+};
+
+static void *held_read(void *arg)
+{
+	struct held_read *r = arg;
+
+	r->ret = edu_dma_err(r->fd, r->key, EDU_NIC_DMA_FROM_MR,
+			     EDU_NIC_MODE_DEVICE, 0, r->len, r->buf);
+	return NULL;
+}
+
+/*
+ * The exporter moves the object between the importer's walk and its
+ * sequence check (edu_nic's hold_before_check): the walk's answer is
+ * stale before anyone used it. Nothing may have been mapped for it: in
+ * the window, edu_nic0 has no more DMA-API mappings than before the
+ * walk, whether the answer was the BAR (bus address or IOVA) or the
+ * fallback's pages, and the object holds the walk's lease and nothing
+ * else. Then the check fails, the walk is retried, and the DMA reads the
+ * object's data from where it went.
+ */
+static void test_move_before_check(int vfd, int fd)
+{
+	uint64_t size = 4 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	struct held_read r = { .fd = fd, .len = size };
+	struct drm_vgem_p2p_obj_info before, in_window, after;
+	int entries0, entries_walk, entries_move, held = 0, i, moved;
+	struct edu_nic_mr_stats s0, s1;
+	char ref[4 * EDU_PAGE];
+	pthread_t t;
+
+	igt_require(access(EDU_HOLD, W_OK) == 0);
+	edu_fill(ref, size, 47);
+	memcpy(p, ref, size);
+	r.buf = calloc(1, size);
+	igt_assert(r.buf);
+	r.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	s0 = edu_mr_stats(fd, r.key);
+	entries0 = edu_dma_debug_entries();
+	before = vgem_p2p_info(vfd, h);
+
+	igt_install_exit_handler(edu_release_held);
+	igt_assert(edu_write_str(EDU_HOLD, "1"));
+	igt_assert_eq(pthread_create(&t, NULL, held_read, &r), 0);
+	/* the walk is done and waits for its check: not a timing bound */
+	for (i = 0; i < 60000 && !held; i++) {
+		held = edu_held();
+		if (!held)
+			usleep(1000);
+	}
+	entries_walk = edu_dma_debug_entries();
+	in_window = vgem_p2p_info(vfd, h);
+	moved = vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM);
+	entries_move = edu_dma_debug_entries();
+	after = vgem_p2p_info(vfd, h);
+	igt_assert(edu_write_str(EDU_HOLD, "0"));
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	s1 = edu_mr_stats(fd, r.key);
+
+	igt_info("held %d; edu DMA-API entries %d before, %d after the walk, %d after the move; leases %llu; placement %u -> %u, offset %#llx -> %#llx; retries +%llu\n",
+		 held, entries0, entries_walk, entries_move,
+		 (unsigned long long)in_window.mappings, in_window.placement,
+		 after.placement, (unsigned long long)in_window.vram_offset,
+		 (unsigned long long)after.vram_offset,
+		 (unsigned long long)(s1.stats.fault_retries -
+				      s0.stats.fault_retries));
+	igt_assert_eq(held, 1);
+	/* the walk mapped nothing, and left only its lease */
+	igt_assert_eq(entries_walk, entries0);
+	igt_assert_eq_u64(before.mappings, 0);
+	igt_assert_eq_u64(in_window.mappings, 1);
+	/* the move happened, in the window */
+	igt_assert_eq(moved, 0);
+	igt_assert_eq(entries_move, entries0);
+	igt_assert(after.moves > in_window.moves);
+	/* the check failed, the retry found the data where it went */
+	igt_assert_eq(r.ret, 0);
+	igt_assert(!memcmp(r.buf, ref, size));
+	igt_assert(s1.stats.fault_retries > s0.stats.fault_retries);
+	igt_assert_eq_u64(s1.stats.faults, s0.stats.faults + 1);
+
+	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+	igt_assert_eq_u64(vgem_p2p_info(vfd, h).mappings, 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+	free(r.buf);
+}
+
 static void test_teardown_vram(int vfd, int fd)
 {
 	uint64_t size = 2 * EDU_PAGE;
@@ -799,6 +936,10 @@ igt_main
 	igt_describe("Two importers on one object are both invalidated by one move and both re-map. Skips only where the machine has one edu device; where it has two, a missing edu_nic1 fails.");
 	igt_subtest("two-importers")
 		test_two_importers(vfd, fd);
+
+	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (hold_before_check): in that window edu_nic0 has no more DMA-API mappings than before the walk and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went.");
+	igt_subtest("move-before-check")
+		test_move_before_check(vfd, fd);
 
 	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind: a child that read the object by DMA and holds its mapping (checked through OBJ_INFO) is killed mid-DMA, and the mapping is gone.");
 	igt_subtest("teardown-vram")

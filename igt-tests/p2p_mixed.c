@@ -280,7 +280,7 @@ static void test_return_after_refused_unregisters(void)
 	igt_assert_eq(i.placement, VGEM_P2P_PLACEMENT_SYSTEM);
 	igt_assert_eq(i.reason, VGEM_P2P_REASON_NO_P2P_IMPORTER);
 	igt_assert_eq_u64(i.moves, moves);
-	/* served from system memory (edu_nic cannot tell) */
+	/* served from system memory, which edu_nic maps itself */
 	igt_assert_eq_u64(i.fallback_maps, fallbacks + 1);
 	fallbacks = i.fallback_maps;
 

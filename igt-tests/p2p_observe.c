@@ -290,6 +290,8 @@ static void test_edu_debugfs(int efd)
 	CHECK(invalidations);
 	CHECK(remaps);
 	CHECK(p2p_maps);
+	CHECK(pages_bus);
+	CHECK(pages_iova);
 	CHECK(device_dma_bytes);
 	CHECK(device_dma_cmds);
 	CHECK(bulk_bytes);

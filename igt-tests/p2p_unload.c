@@ -200,20 +200,16 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 	struct edu_nic_reg_dmabuf r = {
 		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
 	};
-	struct drm_vgem_p2p_stats v0, v1;
 	char buf[256];
 	int dfd = -1;
 	uint32_t key;
 
 	edu_fill(vram, SIZE, 4);
-	v0 = vgem_p2p_stats(vfd);
 	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
-	v1 = vgem_p2p_stats(vfd);
 	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
 		sizeof(buf), buf);
 	igt_assert(!memcmp(buf, vram, sizeof(buf)));
-	*vma_p2p = v1.p2p_pages_bus + v1.p2p_pages_iova -
-		   v0.p2p_pages_bus - v0.p2p_pages_iova;
+	*vma_p2p = edu_mr_stats(efd, key).stats.pages_p2p;
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 
 	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR, &dfd),

@@ -21,16 +21,25 @@ static void system_read_write(void)
 {
 	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
 	struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 512, 512);	/* 1 MiB */
-	uint32_t seed = getpid() << 8, key;
+	uint32_t seed = getpid() << 8, key, k2;
 	struct edu_nic_mr_stats s;
 
 	ttm_p2p_fill(bo.map, bo.size, seed);
 	igt_assert(!ttm_p2p_in_vram(minor, seed, 0));
 
+	/* only TTM's p2p lookup lets an importer mirror the vma at all */
+	igt_assert_eq(edu_reg_err(nic, bo.map, bo.size, RW,
+				  EDU_NIC_REG_MR_NO_P2P |
+				  EDU_NIC_REG_MR_PREFETCH, &k2), -EFAULT);
 	key = edu_reg(nic, bo.map, bo.size, RW, EDU_NIC_REG_MR_PREFETCH);
 	s = edu_mr_stats(nic, key);
-	/* exporter-provided addresses (the core's P2P entries): TTM's */
-	igt_assert_eq_u64(s.stats.cur_pages_p2p, bo.size / EDU_PAGE);
+	/*
+	 * TTM says the BO is in its ttm pages: ordinary entries, which
+	 * edu_nic maps itself; TTM keeps no lease.
+	 */
+	igt_assert_eq_u64(s.stats.cur_pages_system, bo.size / EDU_PAGE);
+	igt_assert_eq_u64(s.stats.cur_pages_p2p, 0);
+	igt_assert_eq_u64(s.stats.p2p_maps, 0);
 	ttm_p2p_check_read(nic, key, bo.map, 0);
 	ttm_p2p_check_read(nic, key, bo.map, 77 * EDU_PAGE);
 	ttm_p2p_check_read(nic, key, bo.map, bo.size - EDU_PAGE);
@@ -110,6 +119,62 @@ static void system_shared(void)
  * move, its next DMA maps the buffer where it went (system pages) and
  * reads what the CPU wrote, never what the new owners of its VRAM hold.
  */
+/*
+ * A buffer left in VRAM after its scanout ended (the VRAM helper unpins
+ * it and leaves it there until it needs the room). Where edu reaches the
+ * BAR, a registration maps it there; where it does not, the helper's
+ * fallback (ttm_device_funcs.p2p_unreachable) moves it to system memory
+ * and edu maps its pages: the registration works either way, and edu
+ * knows which it got. A pinned scanout buffer cannot move, and is
+ * refused instead (vram-read-write).
+ */
+static void unpinned_vram(void)
+{
+	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
+	struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
+	struct ttm_p2p_bo next = ttm_p2p_dumb(fd, 1024, 768);
+	uint32_t seed = getpid() << 8, key;
+	struct ttm_p2p_scanout so, so_next;
+	struct edu_nic_mr_stats s;
+	unsigned long npages = bo.size / EDU_PAGE;
+
+	ttm_p2p_fill(bo.map, bo.size, seed);
+	ttm_p2p_fill(next.map, next.size, seed + 1);
+	so = ttm_p2p_scan_out(fd, &bo, 1024, 768);
+	so_next = ttm_p2p_scan_out(fd, &next, 1024, 768);
+	igt_assert_eq(drmModeRmFB(fd, so.fb), 0);
+	igt_assert_f(ttm_p2p_in_vram(minor, seed, 7),
+		     "an unpinned buffer left VRAM at once\n");
+
+	key = edu_reg(nic, bo.map, bo.size, RW, EDU_NIC_REG_MR_PREFETCH);
+	s = edu_mr_stats(nic, key);
+	igt_info("p2p pages %llu (bus %llu, iova %llu), system pages %llu\n",
+		 (unsigned long long)s.stats.cur_pages_p2p,
+		 (unsigned long long)s.stats.pages_bus,
+		 (unsigned long long)s.stats.pages_iova,
+		 (unsigned long long)s.stats.cur_pages_system);
+	ttm_p2p_check_read(nic, key, bo.map, 7 * EDU_PAGE);
+	ttm_p2p_check_read(nic, key, bo.map, bo.size - EDU_PAGE);
+	ttm_p2p_check_write(nic, key, bo.map, seed + 2, 3);
+	s = edu_mr_stats(nic, key);
+	if (ttm_p2p_topology_p2p()) {
+		igt_assert_eq_u64(s.stats.cur_pages_p2p, npages);
+		igt_assert(ttm_p2p_in_vram(minor, seed + 2, 3));
+	} else {
+		/* moved to system memory for edu, which maps its pages */
+		igt_assert_eq_u64(s.stats.cur_pages_system, npages);
+		igt_assert_eq_u64(s.stats.pages_p2p, 0);
+		igt_assert(!ttm_p2p_in_vram(minor, seed + 2, 3));
+	}
+
+	igt_assert_eq(edu_dereg_err(nic, key), 0);
+	ttm_p2p_scan_out_off(fd, &so_next);
+	ttm_p2p_dumb_free(fd, &next);
+	ttm_p2p_dumb_free(fd, &bo);
+	close(nic);
+	close(fd);
+}
+
 static void evict_revokes(void)
 {
 	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
@@ -281,6 +346,10 @@ igt_main
 	igt_describe("edu DMA reads and writes a scanout buffer, pinned in VRAM, peer-to-peer; refused where the PCI core says edu cannot reach it.");
 	igt_subtest("vram-read-write")
 		ttm_p2p_vram_read_write();
+
+	igt_describe("A buffer left in VRAM after its scanout ended is registered: mapped in the BAR where edu reaches it, moved to system memory by the VRAM helper's fallback (p2p_unreachable) where it does not, and edu knows which it got.");
+	igt_subtest("unpinned-vram")
+		unpinned_vram();
 
 	igt_describe("TTM evicting a registered VRAM buffer to make room for scanouts invalidates the importer, which re-faults and reads the same data from system memory.");
 	igt_subtest("evict-revokes")

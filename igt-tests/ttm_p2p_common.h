@@ -233,7 +233,10 @@ static inline void ttm_p2p_vram_read_write(void)
 		     "a scanout buffer is not in VRAM\n");
 
 	if (!ttm_p2p_topology_p2p()) {
-		/* TTM refuses what the PCI core says edu cannot reach */
+		/*
+		 * TTM reports the BAR; edu_nic cannot map what the PCI
+		 * core says it cannot reach
+		 */
 		ret = edu_reg_err(nic, bo.map, bo.size, TTM_P2P_RW,
 				  EDU_NIC_REG_MR_PREFETCH, &key);
 		igt_assert_eq(ret, -EFAULT);

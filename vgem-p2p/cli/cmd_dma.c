@@ -336,9 +336,9 @@ const struct command cmd_dma = {
 	"the NIC reads it by DMA and the data is checked; with --write the NIC\n"
 	"writes and the CPU (or a NIC read back, for device-only objects and\n"
 	"device-private memory) checks. Prints the object's placement, the\n"
-	"registration's counters (pages p2p or through system memory, faults,\n"
-	"invalidations) and what the exporter's counters did meanwhile\n"
-	"(p2p pages as bus addresses or IOVAs, fallbacks, bytes bounced).\n"
+	"registration's counters (pages p2p, as bus addresses or IOVAs, or\n"
+	"through system memory; faults, invalidations) and what the exporter's\n"
+	"counters did meanwhile (leases, fallbacks, bytes bounced).\n"
 	"Exits 1 if any byte is wrong.\n"
 	"\n"
 	WL_HELP

@@ -309,7 +309,7 @@ void out_importer_stats(const char *key, const struct edu_nic_stats *s)
 	S(pages_p2p); S(pages_system); S(cur_pages_p2p); S(cur_pages_system);
 	S(faults); S(fault_retries); S(invalidations); S(remaps);
 	S(p2p_maps); S(device_dma_bytes); S(device_dma_cmds); S(bulk_bytes);
-	S(errors); S(nr_mrs);
+	S(errors); S(nr_mrs); S(pages_bus); S(pages_iova);
 	out_close();
 }
 #undef S

@@ -48,7 +48,7 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 	struct drm_info_node *node = m->private;
 	struct vgem_p2p_device *vdev = to_vgem_p2p(node->minor->dev);
 	struct vgem_p2p_object *bo;
-	struct vgem_p2p_mapping *map;
+	struct vgem_p2p_lease *lease;
 
 	mutex_lock(&vdev->lock);
 	list_for_each_entry(bo, &vdev->objects, link) {
@@ -65,13 +65,12 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 			   atomic_read(&bo->nr_attachments),
 			   atomic64_read(&bo->move_notifies));
 		spin_lock(&bo->maps_lock);
-		list_for_each_entry(map, &bo->maps, link)
-			seq_printf(m, "  importer %s pages %lu+%lu %s %s 0x%llx\n",
-				   dev_name(map->importer), map->first,
-				   map->npages, vgem_p2p_kind_names[map->kind],
-				   map->dir == DMA_TO_DEVICE ? "ro" : "rw",
-				   (u64)(map->kind == VGEM_P2P_MAP_SYSTEM ?
-					 map->dma[0] : map->iova));
+		list_for_each_entry(lease, &bo->maps, link)
+			seq_printf(m, "  importer %s pages %lu+%lu %s %s\n",
+				   dev_name(lease->importer), lease->first,
+				   lease->npages,
+				   vgem_p2p_kind_names[lease->kind],
+				   lease->dir == DMA_TO_DEVICE ? "ro" : "rw");
 		spin_unlock(&bo->maps_lock);
 	}
 	mutex_unlock(&vdev->lock);

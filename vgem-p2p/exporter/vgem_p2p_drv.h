@@ -4,15 +4,15 @@
  *
  * Locking, outermost first:
  *
- *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_map)
+ *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_lookup)
  *     dma_resv of an object (reservation_ww_class)
  *       vgem_p2p_device.lock           VRAM allocator, list of objects
  *         i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
- *           vgem_p2p_object.maps_lock  importer mappings (p2p_unmap)
+ *           vgem_p2p_object.maps_lock  importer leases (p2p_release)
  *
  * An object's placement belongs to its dma_resv: it changes only with
  * the dma_resv held, and whoever uses it to reach the memory (a CPU
- * fault, p2p_map, map_dma_buf, pin) holds the dma_resv, as TTM's
+ * fault, p2p_lookup, map_dma_buf, pin) holds the dma_resv, as TTM's
  * ttm_bo_vm_reserve() and move paths do. The device lock guards the
  * allocator, and is held too where a placement is switched, so that
  * debugfs and OBJ_INFO, which hold only the device lock, read a
@@ -24,7 +24,7 @@
  *
  * The dma_resv comes first because dma-buf calls us with it held (pin,
  * map_dma_buf) and because dma_buf_move_notify() must be called with it:
- * the object being moved on request (move ioctl, p2p_map, pin,
+ * the object being moved on request (move ioctl, p2p_lookup, pin,
  * map_dma_buf, CPU fault) is locked by the caller before the device
  * lock. Other objects that eviction and compaction would move are found
  * under the device lock, so, as TTM's eviction does, their dma_resv is
@@ -36,7 +36,7 @@
  * and the device lock held, and call back into dma_buf_unmap_attachment():
  * so unmap_dma_buf takes no lock of ours.
  *
- * p2p_unmap() is called by importers from their mmu notifier callbacks,
+ * p2p_release() is called by importers from their mmu notifier callbacks,
  * i.e. from inside our own invalidations, which run with the device lock
  * held: so it takes only maps_lock, which is never held across an
  * invalidation. Nothing may copy to or from user space under the device
@@ -229,18 +229,18 @@ struct vgem_p2p_object {
 	 */
 	u32 reason;
 
-	/* Importer mappings (struct vgem_p2p_mapping), see drv.h header */
+	/* Importer leases (struct vgem_p2p_lease), see drv.h header */
 	spinlock_t maps_lock;
 	struct list_head maps;
 	unsigned int nr_maps;
 	unsigned int nr_fallback_maps;
 	/*
-	 * Of those, the mappings of importers that cannot reach the BAR
-	 * (vgem_p2p_mapping.refused): while there are any, no importer's
-	 * mapping brings the object back to VRAM, so that importers of
+	 * Of those, the leases of importers that cannot reach the BAR
+	 * (vgem_p2p_lease.refused): while there are any, no importer's
+	 * lookup brings the object back to VRAM, so that importers of
 	 * mixed reachability do not bounce it (vgem_p2p_held_in_system()).
 	 * Raised under the device lock too, so that a placement decision
-	 * sees every mapping made before it.
+	 * sees every lease given before it.
 	 */
 	unsigned int nr_refused_maps;
 	atomic64_t p2p_maps_total;
@@ -284,25 +284,23 @@ enum vgem_p2p_map_kind {
 };
 
 /*
- * One importer mapping of a range of an object, handed out by p2p_map
- * and freed by p2p_unmap. Holds a reference on the object, and for the
- * fallback on each system page, so a mapping never outlives its memory.
+ * One importer's lease on a range of an object, given by p2p_lookup and
+ * freed by p2p_release: the export policy's record of who uses the
+ * object, and how. Holds a reference on the object, and no DMA state:
+ * the importer maps and unmaps.
  */
-struct vgem_p2p_mapping {
-	struct p2p_map base;
+struct vgem_p2p_lease {
+	struct p2p_lease base;
 	struct vgem_p2p_object *bo;
 	struct device *importer;
 	struct list_head link;		/* in bo->maps, under maps_lock */
+	/* where the importer reaches the pages, as pci_p2pdma_map_type() says */
 	enum vgem_p2p_map_kind kind;
 	/* the importer cannot (or may not) reach the BAR: see nr_refused_maps */
 	bool refused;
-	enum dma_data_direction dir;
+	enum dma_data_direction dir;	/* DMA_BIDIRECTIONAL: it may write */
 	pgoff_t first;			/* first page of the object */
 	unsigned long npages;
-	dma_addr_t iova;		/* VGEM_P2P_MAP_IOVA */
-	/* VGEM_P2P_MAP_SYSTEM only, per page */
-	struct page **pages;
-	dma_addr_t *dma;
 };
 
 /* Allocation policy for vgem_p2p_vram_alloc() */
@@ -357,11 +355,13 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 			enum dma_data_direction dir, dma_addr_t *addr);
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir);
-struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
-				     struct device *importer,
-				     unsigned long start, unsigned long end,
-				     dma_addr_t *dma_addrs, unsigned int flags);
-void vgem_p2p_vma_p2p_unmap(struct p2p_map *map);
+struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
+					  struct device *importer,
+					  unsigned long start, unsigned long end,
+					  unsigned long *pfns,
+					  struct p2pdma_provider **providers,
+					  unsigned int flags);
+void vgem_p2p_vma_p2p_release(struct p2p_lease *lease);
 bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
 u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
 

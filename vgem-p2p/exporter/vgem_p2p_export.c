@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Export policy: what an importing device gets when it asks for a range
- * of one of our vmas (vm_operations_struct.p2p_map). The exporter alone
- * decides:
+ * of one of our vmas (vm_operations_struct.p2p_lookup). The exporter
+ * alone decides:
  *
  *  - p2p denied by the object (VGEM_P2P_CREATE_NO_P2P), impossible in
  *    this topology (pci_p2pdma_map_type() on the BAR's provider says not
  *    supported), or the BAR's bus addresses above the importer's DMA mask
- *    (no IOMMU): the object moves to system
- *    memory and the importer gets dma_map_page() addresses of its pages.
- *    The importer cannot tell; only the counters can.
- *  - otherwise the PCI core maps the BAR range for it
- *    (pci_p2pdma_map_resource()): bus addresses where a switch routes the
- *    traffic, IOVA or not; dma_map_resource() where the host bridge does,
- *    which behind an IOMMU gives IOVAs.
+ *    (no IOMMU): the object moves to system memory and the importer gets
+ *    the pfns of its pages, ordinary entries it maps with dma_map_page().
+ *  - otherwise the importer gets the BAR's pfns and provider, and maps
+ *    them with pci_p2pdma_map_resource(): bus addresses where a switch
+ *    routes the traffic, IOVA or not; dma_map_resource() where the host
+ *    bridge does, which behind an IOMMU gives IOVAs.
+ *
+ * The importer maps after its sequence check and unmaps on invalidation;
+ * what we keep per importer (a lease) holds no DMA state. dma-buf
+ * importers are mapped by us instead, in map_dma_buf, as dma-buf wants.
  */
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
@@ -177,7 +180,7 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 	args->path = VGEM_P2P_PEER_NONE;
 	ret = 0;
 	if (args->reachable) {
-		/* what vgem_p2p_map_locked() would get; no stats counted */
+		/* what an importer's mapping of the BAR gets; no stats counted */
 		int type = pci_p2pdma_map_resource(vdev->provider, &peer->dev,
 						   vdev->bar_phys, PAGE_SIZE,
 						   DMA_TO_DEVICE, &addr);
@@ -203,174 +206,121 @@ out_put_peer:
 }
 
 /*
- * The CPU keeps using the pages (mmap) while importers do, for as long as
- * the mapping lives: only the importer knows when its device reads or
- * writes, so it syncs around each DMA (dma_sync_single_for_device()
- * before, _for_cpu() after a write), which is what moves the data when
- * swiotlb bounces it. A sync at map time would fill a bounce buffer the
- * importer refills anyway; one at unmap time would copy a stale bounce
- * buffer over what the CPU wrote since the device's last write. That is
- * how networking maps its long-lived receive pages (page_pool:
- * DMA_ATTR_SKIP_CPU_SYNC at map and unmap, a sync per use). With every
- * sync explicit, DMA-API debugging may be told that two writable
- * mappings of one page (two registrations over one range, or vma and
- * dma-buf importers of one object) are intended.
+ * The kind of BAR address @importer will get, as pci_p2pdma_map_resource()
+ * will decide it when the importer maps: for the lease's debugfs line and
+ * tracepoint only. The importer counts what it actually got.
  */
-#define VGEM_P2P_SYSTEM_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
-
-/* Undo the first @npages of vgem_p2p_map_system() */
-static void vgem_p2p_unmap_system_pages(struct vgem_p2p_mapping *map,
-					unsigned long npages)
+static enum vgem_p2p_map_kind vgem_p2p_bar_kind(struct vgem_p2p_device *vdev,
+						struct device *importer)
 {
-	unsigned long i;
-
-	for (i = 0; i < npages; i++) {
-		dma_unmap_page_attrs(map->importer, map->dma[i], PAGE_SIZE,
-				     map->dir, VGEM_P2P_SYSTEM_MAP_ATTRS);
-		put_page(map->pages[i]);
-	}
-}
-
-/* The fallback: the object is in system memory; map its pages */
-static int vgem_p2p_map_system(struct vgem_p2p_object *bo,
-			       struct vgem_p2p_mapping *map,
-			       dma_addr_t *dma_addrs)
-{
-	unsigned long i;
-
-	for (i = 0; i < map->npages; i++) {
-		/* got by vgem_p2p_map_locked(), held under the dma_resv */
-		struct page *page = xa_load(&bo->pages, map->first + i);
-
-		map->dma[i] = dma_map_page_attrs(map->importer, page, 0,
-						 PAGE_SIZE, map->dir,
-						 VGEM_P2P_SYSTEM_MAP_ATTRS);
-		if (dma_mapping_error(map->importer, map->dma[i]))
-			goto err_unmap;
-		/* the importer may use it after a move freed ours */
-		get_page(page);
-		map->pages[i] = page;
-		dma_addrs[i] = map->dma[i];
-	}
-	return 0;
-
-err_unmap:
-	vgem_p2p_unmap_system_pages(map, i);
-	return -EIO;
+	return pci_p2pdma_map_type(vdev->provider, importer) ==
+	       PCI_P2PDMA_MAP_BUS_ADDR ? VGEM_P2P_MAP_BUS : VGEM_P2P_MAP_IOVA;
 }
 
 /*
- * Per-page arrays of a fallback mapping; a BAR mapping is one range and
- * needs none. kcalloc(), not kvcalloc(): p2p_unmap frees them from
- * importers' mmu notifier callbacks, possibly non-blockable ones (the OOM
- * reaper), where vfree() must not be called and vfree_atomic() is not
- * exported. kmalloc's limit (4 MiB: 512K pages, a 2 GiB mapping) is far
- * above any VRAM this device has; past it the mapping fails with -ENOMEM.
+ * Under the device lock: place the object as @lease->kind needs, then
+ * say where its pages are. Nothing is mapped: the importer maps after its
+ * sequence check, and every move invalidates it first (vgem_p2p_move.c).
  */
-static int vgem_p2p_mapping_alloc_pages(struct vgem_p2p_mapping *map)
+static int vgem_p2p_lookup_locked(struct vgem_p2p_device *vdev,
+				  struct vgem_p2p_object *bo,
+				  struct vgem_p2p_lease *lease,
+				  unsigned long *pfns,
+				  struct p2pdma_provider **providers)
 {
-	map->pages = kcalloc(map->npages, sizeof(*map->pages),
-			     GFP_KERNEL | __GFP_NOWARN);
-	map->dma = kcalloc(map->npages, sizeof(*map->dma),
-			   GFP_KERNEL | __GFP_NOWARN);
-	if (!map->pages || !map->dma)
-		return -ENOMEM;
-	return 0;
-}
-
-/* Does not sleep: called from p2p_unmap */
-static void vgem_p2p_mapping_free(struct vgem_p2p_mapping *map)
-{
-	kfree(map->pages);
-	kfree(map->dma);
-	kfree(map);
-}
-
-/* Under the device lock: place the object as @kind needs, then map it */
-static int vgem_p2p_map_locked(struct vgem_p2p_device *vdev,
-			       struct vgem_p2p_object *bo,
-			       struct vgem_p2p_mapping *map,
-			       dma_addr_t *dma_addrs)
-{
-	unsigned long i;
-	dma_addr_t addr;
+	unsigned long i, pfn;
 	int ret;
 
 	lockdep_assert_held(&vdev->lock);
 	dma_resv_assert_held(bo->base.resv);
 
-	map->refused = map->kind == VGEM_P2P_MAP_SYSTEM;
+	lease->refused = lease->kind == VGEM_P2P_MAP_SYSTEM;
 	/*
 	 * Evicted, and p2p would work: come back, if there is room, unless
 	 * an importer that cannot reach the BAR uses it: it would only be
-	 * pushed out again at that importer's next mapping.
+	 * pushed out again at that importer's next lookup.
 	 */
-	if (map->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
+	if (lease->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
 	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count &&
 	    !vgem_p2p_held_in_system(bo)) {
 		if (vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
-			map->kind = VGEM_P2P_MAP_SYSTEM;
+			lease->kind = VGEM_P2P_MAP_SYSTEM;
 		else
 			bo->reason = VGEM_P2P_REASON_RETURNED;
 	}
 	if (!bo->in_vram)
-		map->kind = VGEM_P2P_MAP_SYSTEM;
+		lease->kind = VGEM_P2P_MAP_SYSTEM;
 
-	if (map->kind != VGEM_P2P_MAP_SYSTEM) {
-		ret = vgem_p2p_export_bar(vdev, map->importer, &map->kind,
-					  bo->node.start +
-					  (map->first << PAGE_SHIFT),
-					  map->npages << PAGE_SHIFT, map->dir,
-					  &addr);
-		/* the PCI core knows better than our guess: fall back */
-		if (ret == -EOPNOTSUPP) {
-			map->kind = VGEM_P2P_MAP_SYSTEM;
-			map->refused = true;
-		} else if (ret) {
-			return ret;
+	if (lease->kind != VGEM_P2P_MAP_SYSTEM) {
+		pfn = PHYS_PFN(vdev->bar_phys + bo->node.start) + lease->first;
+		for (i = 0; i < lease->npages; i++) {
+			pfns[i] = pfn + i;
+			providers[i] = vdev->provider;
 		}
-	}
-	if (map->kind == VGEM_P2P_MAP_SYSTEM) {
-		bool was_in_vram = bo->in_vram;
-
-		/*
-		 * Evicting needs every page, as the copy's destination; in
-		 * system memory the mapping needs only those of its range.
-		 */
-		ret = bo->in_vram ? vgem_p2p_move_to_system(bo) :
-		      vgem_p2p_pages_get(bo, map->first, map->npages);
-		if (ret)
-			return ret;
-		if (was_in_vram)
-			bo->reason = VGEM_P2P_REASON_NO_P2P_IMPORTER;
-		ret = vgem_p2p_mapping_alloc_pages(map);
-		if (ret)
-			return ret;
-		ret = vgem_p2p_map_system(bo, map, dma_addrs);
-		if (ret)
-			return ret;
-		atomic64_inc(&vdev->stats.fallbacks);
-		atomic64_add(map->npages << PAGE_SHIFT,
-			     &vdev->stats.bytes_bounced);
-		atomic64_inc(&bo->fallback_maps_total);
 		return 0;
 	}
 
-	map->iova = addr;
-	for (i = 0; i < map->npages; i++)
-		dma_addrs[i] = addr + (i << PAGE_SHIFT);
+	/*
+	 * Evicting needs every page, as the copy's destination; in system
+	 * memory the lookup needs only those of its range.
+	 */
+	if (bo->in_vram) {
+		ret = vgem_p2p_move_to_system(bo);
+		if (ret)
+			return ret;
+		bo->reason = VGEM_P2P_REASON_NO_P2P_IMPORTER;
+	} else {
+		ret = vgem_p2p_pages_get(bo, lease->first, lease->npages);
+		if (ret)
+			return ret;
+	}
+	/*
+	 * Held under the dma_resv by the object; a move or the object's
+	 * release invalidates the importer before it frees them, so the
+	 * importer needs no reference of its own.
+	 */
+	for (i = 0; i < lease->npages; i++) {
+		struct page *page = xa_load(&bo->pages, lease->first + i);
+
+		pfns[i] = page_to_pfn(page);
+		providers[i] = NULL;
+	}
+	atomic64_inc(&vdev->stats.fallbacks);
+	atomic64_add(lease->npages << PAGE_SHIFT, &vdev->stats.bytes_bounced);
+	atomic64_inc(&bo->fallback_maps_total);
 	return 0;
 }
 
-struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
-				     struct device *importer,
-				     unsigned long start, unsigned long end,
-				     dma_addr_t *dma_addrs, unsigned int flags)
+/**
+ * vgem_p2p_vma_p2p_lookup - vm_operations_struct.p2p_lookup
+ * @vma: one of our vmas
+ * @importer: the device that will access the object
+ * @start: start of the range, in @vma
+ * @end: end of the range (exclusive)
+ * @pfns: out: one pfn per page
+ * @providers: out: our BAR's provider, or NULL for system pages
+ * @flags: P2P_MAP_WRITE if @importer will write
+ *
+ * Applies the export policy (see the top of this file) under the
+ * object's dma_resv, which every move holds across its invalidation, and
+ * returns a lease: the policy needs to know while an importer that cannot
+ * reach the BAR uses the object (vgem_p2p_held_in_system()).
+ *
+ * Return: the lease, or ERR_PTR(): -EINVAL beyond the object, -EPERM for
+ * a write to a read-only object or a vma without VM_READ, -ENODEV after
+ * unplug, -EINTR if a signal interrupted the wait for a move, -ENOMEM.
+ */
+struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
+					  struct device *importer,
+					  unsigned long start, unsigned long end,
+					  unsigned long *pfns,
+					  struct p2pdma_provider **providers,
+					  unsigned int flags)
 {
 	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	unsigned long npages = (end - start) >> PAGE_SHIFT;
-	struct vgem_p2p_mapping *map;
+	struct vgem_p2p_lease *lease;
 	pgoff_t first;
 	int ret, idx;
 
@@ -380,83 +330,87 @@ struct p2p_map *vgem_p2p_vma_p2p_map(struct vm_area_struct *vma,
 		return ERR_PTR(-EINVAL);
 	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
-	/* vma_p2p_map() checks VM_WRITE only; PROT_NONE revokes reads too */
+	/* vma_p2p_lookup() checks VM_WRITE only; PROT_NONE revokes reads too */
 	if (!(vma->vm_flags & VM_READ))
 		return ERR_PTR(-EPERM);
 
-	map = kzalloc(sizeof(*map), GFP_KERNEL);
-	if (!map)
+	lease = kzalloc(sizeof(*lease), GFP_KERNEL);
+	if (!lease)
 		return ERR_PTR(-ENOMEM);
-	map->base.owner = THIS_MODULE;
-	map->bo = bo;
-	map->importer = importer;
-	map->first = first;
-	map->npages = npages;
-	map->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	lease->base.owner = THIS_MODULE;
+	lease->bo = bo;
+	lease->importer = importer;
+	lease->first = first;
+	lease->npages = npages;
+	lease->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 
 	if (!drm_dev_enter(&vdev->drm, &idx)) {
 		ret = -ENODEV;
-		goto err_free_map;
+		goto err_free_lease;
 	}
 	/* walks up from our pci_dev, which unbind is tearing down */
-	map->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
-	/* The mapping may move the object: mmap_lock > dma_resv, see drv.h */
-	dma_resv_lock(bo->base.resv, NULL);
+	lease->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
+	if (lease->kind != VGEM_P2P_MAP_SYSTEM)
+		lease->kind = vgem_p2p_bar_kind(vdev, importer);
+	/*
+	 * The lookup may move the object: mmap_lock > dma_resv, see drv.h.
+	 * A move holds the dma_resv: wait for it, interruptibly, as TTM's
+	 * lookup does (6.1's dma_resv has no killable lock).
+	 */
+	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	if (ret)
+		goto err_dev_exit;
 	mutex_lock(&vdev->lock);
-	ret = vgem_p2p_map_locked(vdev, bo, map, dma_addrs);
+	ret = vgem_p2p_lookup_locked(vdev, bo, lease, pfns, providers);
 	if (!ret) {
-		/* the mapping's reference on the object */
+		/* the lease's reference on the object */
 		drm_gem_object_get(&bo->base);
 		spin_lock(&bo->maps_lock);
-		list_add_tail(&map->link, &bo->maps);
+		list_add_tail(&lease->link, &bo->maps);
 		bo->nr_maps++;
-		if (map->kind == VGEM_P2P_MAP_SYSTEM)
+		if (lease->kind == VGEM_P2P_MAP_SYSTEM)
 			bo->nr_fallback_maps++;
-		if (map->refused)
+		if (lease->refused)
 			bo->nr_refused_maps++;
 		spin_unlock(&bo->maps_lock);
 		atomic64_inc(&bo->p2p_maps_total);
 		atomic64_inc(&vdev->stats.p2p_maps);
-		trace_vgem_p2p_map(bo, map);
+		trace_vgem_p2p_map(bo, lease);
 	}
 	mutex_unlock(&vdev->lock);
 	dma_resv_unlock(bo->base.resv);
+err_dev_exit:
 	drm_dev_exit(idx);
 	if (ret)
-		goto err_free_map;
-	return &map->base;
+		goto err_free_lease;
+	return &lease->base;
 
-err_free_map:
-	vgem_p2p_mapping_free(map);
+err_free_lease:
+	kfree(lease);
 	return ERR_PTR(ret);
 }
 
 /* Must not sleep: called from importers' mmu notifier callbacks */
-void vgem_p2p_vma_p2p_unmap(struct p2p_map *base)
+void vgem_p2p_vma_p2p_release(struct p2p_lease *base)
 {
-	struct vgem_p2p_mapping *map =
-		container_of(base, struct vgem_p2p_mapping, base);
-	struct vgem_p2p_object *bo = map->bo;
+	struct vgem_p2p_lease *lease =
+		container_of(base, struct vgem_p2p_lease, base);
+	struct vgem_p2p_object *bo = lease->bo;
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
 	spin_lock(&bo->maps_lock);
-	list_del(&map->link);
+	list_del(&lease->link);
 	bo->nr_maps--;
-	if (map->kind == VGEM_P2P_MAP_SYSTEM)
+	if (lease->kind == VGEM_P2P_MAP_SYSTEM)
 		bo->nr_fallback_maps--;
-	if (map->refused)
+	if (lease->refused)
 		bo->nr_refused_maps--;
 	spin_unlock(&bo->maps_lock);
 
-	if (map->kind == VGEM_P2P_MAP_SYSTEM)
-		vgem_p2p_unmap_system_pages(map, map->npages);
-	else
-		vgem_p2p_unexport_bar(map->importer, map->kind, map->iova,
-				      map->npages << PAGE_SHIFT, map->dir);
 	atomic64_inc(&vdev->stats.p2p_unmaps);
-	trace_vgem_p2p_unmap(bo, map);
+	trace_vgem_p2p_unmap(bo, lease);
 
-	vgem_p2p_mapping_free(map);
+	kfree(lease);
 	/* may be the last reference: the object frees itself in a worker */
 	drm_gem_object_put(&bo->base);
 }

@@ -145,6 +145,6 @@ const struct vm_operations_struct vgem_p2p_vm_ops = {
 	.mprotect = vgem_p2p_mprotect,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
-	.p2p_map = vgem_p2p_vma_p2p_map,
-	.p2p_unmap = vgem_p2p_vma_p2p_unmap,
+	.p2p_lookup = vgem_p2p_vma_p2p_lookup,
+	.p2p_release = vgem_p2p_vma_p2p_release,
 };

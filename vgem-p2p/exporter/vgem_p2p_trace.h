@@ -14,7 +14,7 @@
 #include "vgem_p2p_drv.h"
 
 DECLARE_EVENT_CLASS(vgem_p2p_mapping_class,
-	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_mapping *map),
+	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_lease *map),
 	TP_ARGS(bo, map),
 	TP_STRUCT__entry(
 		__field(const void *, bo)
@@ -43,11 +43,11 @@ DECLARE_EVENT_CLASS(vgem_p2p_mapping_class,
 );
 
 DEFINE_EVENT(vgem_p2p_mapping_class, vgem_p2p_map,
-	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_mapping *map),
+	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_lease *map),
 	TP_ARGS(bo, map));
 
 DEFINE_EVENT(vgem_p2p_mapping_class, vgem_p2p_unmap,
-	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_mapping *map),
+	TP_PROTO(struct vgem_p2p_object *bo, struct vgem_p2p_lease *map),
 	TP_ARGS(bo, map));
 
 DECLARE_EVENT_CLASS(vgem_p2p_move_class,

@@ -83,6 +83,8 @@ struct edu_nic_dev_counters {
 	atomic64_t device_dma_cmds;
 	atomic64_t bulk_bytes;
 	atomic64_t errors;
+	atomic64_t pages_bus;
+	atomic64_t pages_iova;
 	atomic64_t nr_mrs;
 };
 
@@ -189,22 +191,21 @@ enum edu_nic_mr_kind {
  *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
  *	taken by the notifier, so holding it may sleep and allocate.
  * @lock: protects the mirror: @valid, @writable, @pfns, @dma_addrs,
- *	@p2p_maps, @stats. Held across every DMA to the mirror's addresses,
+ *	@p2p_leases, @stats. Held across every DMA to the mirror's addresses,
  *	so that the invalidate callback, which takes it, waits for in-flight
  *	DMA before it tears the mirror down.
  * @valid: the mirror is installed: @pfns and @dma_addrs may be used.
  * @writable: ... and was faulted for writing.
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
  * @pfns: hmm_range_fault() output, one entry per page.
- * @dma_addrs: per page, the address the device uses: the exporter's for
- *	HMM_PFN_P2PDMA entries, our dma_map_page() result for the others.
- * @p2p_maps: the p2p mappings the installed mirror holds (struct p2p_map).
- * @sysmem: per page, the device's address reaches system RAM (our own
- *	mappings, or an exporter's fallback): each DMA syncs it, and the
- *	bulk mode copies through the kernel mapping. Set when the mirror is
- *	installed, classified once per physically contiguous run.
- * @nr_own_maps: pages of the installed mirror that we DMA-mapped
- *	ourselves; when 0, teardown skips the per-page scan.
+ * @dma_addrs: per page, the address the device uses, which we mapped
+ *	after the sequence check: pci_p2pdma_map_resource() for
+ *	HMM_PFN_P2PDMA entries (BAR runs), dma_map_page() for the others.
+ * @p2p_leases: the leases the installed mirror holds (struct p2p_lease).
+ * @sysmem: per page, the device's address reaches system RAM: each DMA
+ *	syncs it, and the bulk mode copies through the kernel mapping. Set
+ *	when the mirror is installed (for a dma-buf, classified once per
+ *	physically contiguous run).
  * @win: the bulk mode's CPU mapping of one BAR run of the mirror, under
  *	@op_lock; see struct edu_nic_io_window.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
@@ -235,9 +236,8 @@ struct edu_nic_mr {
 	struct p2pdma_provider **providers;	/* hmm_range_fault() output */
 	dma_addr_t *dma_addrs;
 	u32 *p2p_runs;			/* edu_nic_mr_map_p2p()'s, by head */
-	struct list_head p2p_maps;
+	struct list_head p2p_leases;
 	unsigned long *sysmem;
-	unsigned long nr_own_maps;
 	struct edu_nic_stats stats;
 
 	struct edu_nic_io_window win;
@@ -257,6 +257,7 @@ phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
 				   dma_addr_t addr);
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
 void edu_nic_dma_fault_init(struct dentry *root);
+void edu_nic_mr_hold_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);
 void edu_nic_dma_fini(struct edu_nic *nic);
 void edu_nic_dma_kill(struct edu_nic *nic);

@@ -2,6 +2,8 @@
 /*
  * edu_nic: debugfs. <debugfs>/edu_nic/<pci name>/stats has the device's
  * counters, .../mrs one line per live registration with its counters.
+ * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout (fault
+ * injection) and hold_before_check, with its count held_before_check.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -28,6 +30,8 @@ void edu_nic_dev_stats(struct edu_nic *nic, struct edu_nic_stats *out)
 	out->invalidations = atomic64_read(&c->invalidations);
 	out->remaps = atomic64_read(&c->remaps);
 	out->p2p_maps = atomic64_read(&c->p2p_maps);
+	out->pages_bus = atomic64_read(&c->pages_bus);
+	out->pages_iova = atomic64_read(&c->pages_iova);
 	out->device_dma_bytes = atomic64_read(&c->device_dma_bytes);
 	out->device_dma_cmds = atomic64_read(&c->device_dma_cmds);
 	out->bulk_bytes = atomic64_read(&c->bulk_bytes);
@@ -48,6 +52,8 @@ static void edu_nic_show_stats(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%sinvalidations %llu\n", prefix, s->invalidations);
 	seq_printf(m, "%sremaps %llu\n", prefix, s->remaps);
 	seq_printf(m, "%sp2p_maps %llu\n", prefix, s->p2p_maps);
+	seq_printf(m, "%spages_bus %llu\n", prefix, s->pages_bus);
+	seq_printf(m, "%spages_iova %llu\n", prefix, s->pages_iova);
 	seq_printf(m, "%sdevice_dma_bytes %llu\n", prefix,
 		   s->device_dma_bytes);
 	seq_printf(m, "%sdevice_dma_cmds %llu\n", prefix, s->device_dma_cmds);
@@ -125,6 +131,7 @@ void edu_nic_debugfs_module_init(void)
 {
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	edu_nic_dma_fault_init(edu_nic_debugfs_root);
+	edu_nic_mr_hold_init(edu_nic_debugfs_root);
 }
 
 /** edu_nic_debugfs_module_exit - remove it */

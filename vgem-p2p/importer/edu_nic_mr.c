@@ -7,18 +7,19 @@
  * do it: an mmu_interval_notifier covers the range; hmm_range_fault()
  * inside an mmu_interval_read_begin()/mmu_interval_read_retry() section
  * resolves it, with this device named as the p2p importer. Exporters of
- * device vmas (vgem-p2p VRAM) hand back their own DMA addresses and
- * struct p2p_map mappings. Other drivers' device-private pages come back
- * as the pfns of their data in a BAR, with the BAR's provider, and are
- * mapped here, as ordinary pages are, after the sequence check and under
- * the lock the invalidation takes, so that no mapping outlives the memory
- * it maps.
+ * device vmas (vgem-p2p VRAM, TTM) and owners of device-private pages say
+ * where the memory is: the pfns of a BAR, with the BAR's provider, or of
+ * system pages. Everything is mapped here, after the sequence check and
+ * under the lock the invalidation takes, so that no mapping exists for an
+ * answer an invalidation overtook and none outlives the memory it maps.
+ * The leases device vmas' exporters give go back when the mirror goes.
  *
  * The mirror is all or nothing: one fault maps the whole region, and any
  * invalidation that touches it tears all of it down, after waiting for
  * the DMA in flight (which runs under edu_nic_mr.lock). The next DMA
  * faults it again.
  */
+#include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/hmm.h>
 #include <linux/io.h>
@@ -61,7 +62,7 @@ enum dma_data_direction edu_nic_mr_dir(bool writable)
 /*
  * Map pages [@i, @i + @n) of another driver's device memory, contiguous in
  * the BAR of provider mr->providers[@i]: a bus address or an IOVA, as the
- * PCI core decides for the provider and this device. The owner said we
+ * PCI core decides for the provider and this device. The exporter said we
  * reach its BAR; an address beyond our DMA mask can still make it fail.
  */
 static int edu_nic_mr_map_p2p(struct edu_nic_mr *mr, unsigned long i,
@@ -82,15 +83,13 @@ static int edu_nic_mr_map_p2p(struct edu_nic_mr *mr, unsigned long i,
 	for (k = 0; k < n; k++)
 		mr->dma_addrs[i + k] = addr + (k << PAGE_SHIFT);
 	mr->p2p_runs[i] = n;
-	if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE)
+	if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE) {
 		mr->p2p_runs[i] |= EDU_NIC_RUN_IOVA;
+		edu_nic_mr_count(mr, pages_iova, n);
+	} else {
+		edu_nic_mr_count(mr, pages_bus, n);
+	}
 	return 0;
-}
-
-/* Did the exporter of a device vma map page @i (not us)? */
-static bool edu_nic_mr_exported(struct edu_nic_mr *mr, unsigned long i)
-{
-	return (mr->pfns[i] & HMM_PFN_P2PDMA) && !mr->providers[i];
 }
 
 /* The length of the run of BAR from page @i that one mapping can cover */
@@ -110,35 +109,40 @@ static unsigned long edu_nic_mr_p2p_run(struct edu_nic_mr *mr,
 	return n;
 }
 
-/* Release our own mappings of pages [0, @end): ordinary pages and BAR runs */
+/*
+ * Release our mappings of pages [0, @end): ordinary pages, and BAR runs,
+ * one call per run: a mirror of a VRAM vma is one run, whatever its size.
+ */
 static void edu_nic_mr_unmap_own(struct edu_nic_mr *mr, unsigned long end,
 				 enum dma_data_direction dir)
 {
 	struct device *dev = &mr->nic->pdev->dev;
-	unsigned long i;
+	unsigned long i = 0;
 
-	for (i = 0; i < end; i++) {
+	while (i < end) {
 		u32 run = mr->p2p_runs[i];
 
-		if (run) {
-			pci_p2pdma_unmap_resource(dev, run & EDU_NIC_RUN_IOVA ?
-					PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
-					PCI_P2PDMA_MAP_BUS_ADDR,
-					mr->dma_addrs[i],
-					(run & ~EDU_NIC_RUN_IOVA) << PAGE_SHIFT,
-					dir);
-			mr->p2p_runs[i] = 0;
-		} else if (!(mr->pfns[i] & HMM_PFN_P2PDMA)) {
+		if (!run) {
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
 					     dir, EDU_NIC_MAP_ATTRS);
+			i++;
+			continue;
 		}
+		pci_p2pdma_unmap_resource(dev, run & EDU_NIC_RUN_IOVA ?
+					  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
+					  PCI_P2PDMA_MAP_BUS_ADDR,
+					  mr->dma_addrs[i],
+					  (run & ~EDU_NIC_RUN_IOVA) << PAGE_SHIFT,
+					  dir);
+		mr->p2p_runs[i] = 0;
+		i += run & ~EDU_NIC_RUN_IOVA;
 	}
 }
 
 /*
- * Tear the mirror down: our own DMA mappings, then the exporters' p2p
- * mappings. Callers have made sure no DMA uses them: DMA runs under
- * mr->lock, which we hold.
+ * Tear the mirror down: unmap what we mapped, then give the exporters'
+ * leases back. Callers have made sure no DMA uses the addresses: DMA runs
+ * under mr->lock, which we hold.
  */
 static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 {
@@ -147,17 +151,9 @@ static void edu_nic_mr_unmap_locked(struct edu_nic_mr *mr)
 	if (!mr->valid)
 		return;
 
-	/*
-	 * A mirror made only of exporter mappings (a VRAM vma) is released
-	 * in one p2p_unmap() per mapping, whatever its size: the scan for
-	 * our own mappings is skipped when there are none.
-	 */
-	if (mr->nr_own_maps)
-		edu_nic_mr_unmap_own(mr, mr->npages,
-				     edu_nic_mr_dir(mr->writable));
-	mr->nr_own_maps = 0;
-	/* Never sleeps, as p2p_unmap()'s contract promises. */
-	p2p_unmap_list(&mr->p2p_maps);
+	edu_nic_mr_unmap_own(mr, mr->npages, edu_nic_mr_dir(mr->writable));
+	/* Never sleeps, as p2p_lease_release()'s contract promises. */
+	p2p_lease_release_list(&mr->p2p_leases);
 
 	edu_nic_mr_count(mr, cur_pages_p2p, -mr->stats.cur_pages_p2p);
 	edu_nic_mr_count(mr, cur_pages_system, -mr->stats.cur_pages_system);
@@ -249,23 +245,24 @@ void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
 }
 
 /*
- * Install what hmm_range_fault() returned: DMA-map the ordinary pages and
- * other drivers' device memory, take over the exporters' p2p mappings. On
- * failure everything is released.
+ * Install what hmm_range_fault() returned, after the sequence check, so
+ * that nothing is mapped for an answer an invalidation already overtook:
+ * DMA-map the ordinary pages (an exporter's fallback among them) and the
+ * BAR runs, and take over the exporters' leases. On failure everything is
+ * released.
  */
 static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
-				     struct list_head *maps, bool write)
+				     struct list_head *leases, bool write)
 {
 	struct device *dev = &mr->nic->pdev->dev;
 	enum dma_data_direction dir = edu_nic_mr_dir(write);
-	unsigned long i, p2p = 0, nmaps = 0, p2p_start = 0;
+	unsigned long i, p2p = 0, nleases = 0;
 	struct list_head *pos;
 	int ret;
 
 	lockdep_assert_held(&mr->lock);
 
 	bitmap_zero(mr->sysmem, mr->npages);
-	mr->nr_own_maps = 0;
 	for (i = 0; i < mr->npages; i++) {
 		unsigned long entry = mr->pfns[i];
 		dma_addr_t addr;
@@ -275,26 +272,14 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 			ret = -EFAULT;
 			goto err_unmap_pages;
 		}
-		/* Another driver's device memory, in its BAR */
-		if ((entry & HMM_PFN_P2PDMA) && mr->providers[i]) {
+		/* Device memory in a BAR: a VRAM vma, or device pages */
+		if (entry & HMM_PFN_P2PDMA) {
 			n = edu_nic_mr_p2p_run(mr, i);
 			ret = edu_nic_mr_map_p2p(mr, i, n, dir);
 			if (ret)
 				goto err_unmap_pages;
-			mr->nr_own_maps++;
 			p2p += n;
 			i += n - 1;
-			continue;
-		}
-		/* The exporter's address is already in dma_addrs[i]. */
-		if (entry & HMM_PFN_P2PDMA) {
-			p2p++;
-			if (!i || !edu_nic_mr_exported(mr, i - 1))
-				p2p_start = i;
-			if (i + 1 == mr->npages ||
-			    !edu_nic_mr_exported(mr, i + 1))
-				edu_nic_mr_classify(mr, p2p_start,
-						    i + 1 - p2p_start);
 			continue;
 		}
 		addr = dma_map_page_attrs(dev, hmm_pfn_to_page(entry), 0,
@@ -305,12 +290,11 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 		}
 		mr->dma_addrs[i] = addr;
 		__set_bit(i, mr->sysmem);
-		mr->nr_own_maps++;
 	}
 
-	list_for_each(pos, maps)
-		nmaps++;
-	list_splice_tail_init(maps, &mr->p2p_maps);
+	list_for_each(pos, leases)
+		nleases++;
+	list_splice_tail_init(leases, &mr->p2p_leases);
 	mr->valid = true;
 	mr->writable = write;
 
@@ -318,7 +302,7 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 	if (mr->ever_mapped)
 		edu_nic_mr_count(mr, remaps, 1);
 	mr->ever_mapped = true;
-	edu_nic_mr_count(mr, p2p_maps, nmaps);
+	edu_nic_mr_count(mr, p2p_maps, nleases);
 	edu_nic_mr_count(mr, pages_p2p, p2p);
 	edu_nic_mr_count(mr, pages_system, mr->npages - p2p);
 	edu_nic_mr_count(mr, cur_pages_p2p, p2p);
@@ -326,10 +310,58 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 	return 0;
 
 err_unmap_pages:
-	mr->nr_own_maps = 0;
 	edu_nic_mr_unmap_own(mr, i, dir);
-	p2p_unmap_list(maps);
+	p2p_lease_release_list(leases);
 	return ret;
+}
+
+/*
+ * A test's window between the walk and the sequence check: while
+ * <debugfs>/edu_nic/hold_before_check is set, every mirroring waits there
+ * (killably), counted in held_before_check, so that a test can move the
+ * exporter's memory in the window and see that nothing was mapped for
+ * the answer the move overtook. Clearing the knob lets them go.
+ */
+static u32 edu_nic_hold;
+static atomic_t edu_nic_held = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(edu_nic_hold_wq);
+
+static void edu_nic_mr_hold_before_check(void)
+{
+	if (!READ_ONCE(edu_nic_hold))
+		return;
+	atomic_inc(&edu_nic_held);
+	/* a fatal signal ends the wait; the check then decides as always */
+	wait_event_killable(edu_nic_hold_wq, !READ_ONCE(edu_nic_hold));
+	atomic_dec(&edu_nic_held);
+}
+
+static int edu_nic_hold_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(edu_nic_hold);
+	return 0;
+}
+
+static int edu_nic_hold_set(void *data, u64 val)
+{
+	WRITE_ONCE(edu_nic_hold, !!val);
+	if (!val)
+		wake_up_all(&edu_nic_hold_wq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_hold_fops, edu_nic_hold_get,
+			 edu_nic_hold_set, "%llu\n");
+
+/**
+ * edu_nic_mr_hold_init - create the hold_before_check knob and its count
+ * @root: <debugfs>/edu_nic
+ */
+void edu_nic_mr_hold_init(struct dentry *root)
+{
+	debugfs_create_file_unsafe("hold_before_check", 0600, root, NULL,
+				   &edu_nic_hold_fops);
+	debugfs_create_atomic_t("held_before_check", 0400, root,
+				&edu_nic_held);
 }
 
 /*
@@ -341,7 +373,7 @@ err_unmap_pages:
 static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
 {
 	struct mm_struct *mm = mr->notifier.mm;
-	LIST_HEAD(maps);
+	LIST_HEAD(leases);
 	struct hmm_range range = {
 		.notifier = &mr->notifier,
 		.start = mr->start,
@@ -352,9 +384,8 @@ static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
 		/* Not an owner of device-private pages: ask for p2p. */
 		.dev_private_owner = NULL,
 		.p2p_importer = mr->no_p2p ? NULL : &mr->nic->pdev->dev,
-		.dma_addrs = mr->dma_addrs,
 		.p2p_providers = mr->providers,
-		.p2p_maps = &maps,
+		.p2p_leases = &leases,
 	};
 	int ret;
 
@@ -367,26 +398,27 @@ static int edu_nic_mr_fault(struct edu_nic_mr *mr, bool write)
 	ret = hmm_range_fault(&range);
 	mmap_read_unlock(mm);
 	mmput(mm);
-	/* A failed hmm_range_fault() leaves nothing on @maps. */
+	/* A failed hmm_range_fault() leaves nothing on @leases. */
 	if (ret == -EBUSY)
 		ret = -EAGAIN;
 	if (ret)
 		goto err_count;
 
+	edu_nic_mr_hold_before_check();
 	mutex_lock(&mr->lock);
 	if (mmu_interval_read_retry(&mr->notifier, range.notifier_seq)) {
-		/* The contract: a retried section releases its mappings. */
-		p2p_unmap_list(&maps);
+		/* Nothing was mapped for this answer: give the leases back. */
+		p2p_lease_release_list(&leases);
 		mutex_unlock(&mr->lock);
 		ret = -EAGAIN;
 		goto err_count;
 	}
 	if (READ_ONCE(mr->nic->dead)) {
-		p2p_unmap_list(&maps);
+		p2p_lease_release_list(&leases);
 		mutex_unlock(&mr->lock);
 		return -ENODEV;
 	}
-	ret = edu_nic_mr_install_locked(mr, &maps, write);
+	ret = edu_nic_mr_install_locked(mr, &leases, write);
 	if (ret)
 		mutex_unlock(&mr->lock);
 	return ret;
@@ -407,8 +439,8 @@ err_count:
  * An invalidation racing with the mirroring (an exporter moving the
  * memory, say) is contention, not an error: retry until the mirror holds,
  * however long a move takes, as users of hmm_range_fault() loop on
- * -EBUSY. Each retry waits in the exporter (its p2p_map takes the locks
- * the move holds), so this does not spin. Only signals end the wait:
+ * -EBUSY. Each retry waits in the exporter (its p2p_lookup takes the
+ * locks the move holds), so this does not spin. Only signals end the wait:
  * -EINTR for a fatal one, -ERESTARTSYS for one the caller's handler is
  * to see.
  */
@@ -485,20 +517,18 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
 
 /*
  * Does page @i of the mirror need a sync around each DMA? Whatever is
- * system memory mapped with the DMA API for us does: our own mappings of
- * the process's pages, and what an exporter mapped for us out of system
- * memory (its fallback when p2p is refused, or a dma-buf in system
- * memory). With swiotlb (swiotlb=force, SEV/TDX, a small DMA mask) the
- * device reaches a bounce buffer, which only a sync fills from and
- * copies back to the page. BAR addresses (p2p) have no CPU copy, and
- * were not mapped page by page: they must not be synced. hmm_range_fault()
- * flags every exporter address HMM_PFN_P2PDMA, whatever is behind it; the
- * address tells, as for the bulk mode: RAM is system memory. Called with
- * the mirror locked.
+ * system memory mapped with the DMA API for us does: our dma_map_page()
+ * of the process's pages (an exporter's fallback among them), and what a
+ * dma-buf exporter mapped for us out of system memory. With swiotlb
+ * (swiotlb=force, SEV/TDX, a small DMA mask) the device reaches a bounce
+ * buffer, which only a sync fills from and copies back to the page. BAR
+ * addresses (p2p) have no CPU copy, and were not mapped page by page:
+ * they must not be synced. mr->sysmem tells, set when the mirror was
+ * installed. Called with the mirror locked.
  */
 static bool edu_nic_mr_page_synced(struct edu_nic_mr *mr, unsigned long i)
 {
-	/* Classified when the mirror was installed: edu_nic_mr_classify() */
+	/* Set when the mirror was installed, see above */
 	return test_bit(i, mr->sysmem);
 }
 
@@ -1001,7 +1031,7 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 	mr->access = access;
 	mutex_init(&mr->op_lock);
 	edu_nic_mr_lock_init(&mr->lock);
-	INIT_LIST_HEAD(&mr->p2p_maps);
+	INIT_LIST_HEAD(&mr->p2p_leases);
 	INIT_LIST_HEAD(&mr->node);
 
 	/*

@@ -6,8 +6,8 @@
  * modesetting) bound to QEMU's ivshmem-plain (1af4:1110). BAR 2 is its
  * memory: the first three quarters are VRAM for GEM objects, the last
  * quarter device-private memory (HMM) for %DRM_IOCTL_VGEM_P2P_MIGRATE. It
- * exports that memory to peer devices through vm_operations_struct.p2p_map
- * and dev_pagemap_ops.p2p_map. One DRM device per bound PCI device:
+ * exports that memory to peer devices through vm_operations_struct.p2p_lookup
+ * and dev_pagemap_ops.p2p_allow. One DRM device per bound PCI device:
  * /dev/dri/cardN and /dev/dri/renderD(128+N); find it by the name
  * DRM_IOCTL_VERSION gives, "vgem_p2p".
  *
@@ -83,7 +83,7 @@
  * fake mmap offset, fixed for the object's life. DRM_IOCTL_MODE_DESTROY_DUMB
  * is DRM_IOCTL_GEM_CLOSE; both get -EINVAL for an unknown handle (not
  * -ENOENT). An object lives on while a CPU mapping, a dma-buf, another
- * handle or an importer mapping (struct p2p_map) references it; its
+ * handle or an importer's lease (struct p2p_lease) references it; its
  * memory is freed, and its VRAM poisoned, from a workqueue when the last
  * goes.
  *
@@ -127,14 +127,14 @@
  * VM_DONTDUMP: get_user_pages() and what builds on it (O_DIRECT,
  * pinning RDMA registration, process_vm_readv) fail with -EFAULT,
  * mremap() cannot grow it and core dumps skip it. Its vm_ops implement
- * p2p_map and p2p_unmap: it is the range importers mirror.
+ * p2p_lookup and p2p_release: it is the range importers mirror.
  *
  * Pages are inserted at fault time: a VRAM object's BAR pages
  * write-combined, a system object's pages cached. A fault on a
  * %VGEM_P2P_CREATE_DEVICE_ONLY object, or after unbind, is SIGBUS; so is
  * one that finds no memory for a page of an object in system memory. A
  * fault on an evicted object (not %VGEM_P2P_CREATE_SYSTEM, not pinned, no
- * fallback importer mappings) first moves it back to VRAM when that needs
+ * fallback importer leases) first moves it back to VRAM when that needs
  * at most a compaction. Moves zap the object's pages in every mapping, in
  * every process; the next access faults the new location in, contents
  * preserved. The vma holds a reference on the object: closing the handle
@@ -244,8 +244,8 @@ struct drm_vgem_fence_signal {
  *   returns to VRAM by itself (only %DRM_IOCTL_VGEM_P2P_MOVE puts it
  *   there).
  * - %VGEM_P2P_CREATE_NO_P2P: importers never get VRAM addresses: each
- *   p2p_map evicts the object to system memory and maps its pages (the
- *   fallback), and its dma-buf is always mapped from system memory.
+ *   p2p_lookup evicts the object to system memory and reports its pages
+ *   (the fallback), and its dma-buf is always mapped from system memory.
  * - %VGEM_P2P_CREATE_READ_ONLY: importers, through the vma or the
  *   dma-buf, may map it for reading only (a write mapping gets -EPERM);
  *   the owner's CPU mapping stays writable.
@@ -273,8 +273,8 @@ struct drm_vgem_fence_signal {
  *
  * System memory is the object's shmem file, allocated page by page on
  * first use, as vgem's is: an object in system memory may be larger than
- * RAM. A CPU fault gets the page it touches, a fallback p2p_map the pages
- * of its range; a dma-buf map or pin, an eviction and
+ * RAM. A CPU fault gets the page it touches, a fallback p2p_lookup the
+ * pages of its range; a dma-buf map or pin, an eviction and
  * %VGEM_P2P_MOVE_SYSTEM need all of the object's pages and get those it
  * lacks. They are charged then, to that task's memory cgroup as Shmem,
  * and held until the object moves to VRAM or is freed; held pages are
@@ -483,7 +483,7 @@ struct drm_vgem_p2p_move {
  * @vram_offset: out: offset in VRAM, ~0 when in system memory.
  * @flags: out: the object's VGEM_P2P_CREATE_* flags.
  * @placement: out: VGEM_P2P_PLACEMENT_* (DOC: placements and reasons).
- * @mappings: out: live importer mappings (p2p_map not yet p2p_unmap'ed).
+ * @mappings: out: live importer leases (p2p_lookup not yet p2p_release'd).
  * @reason: out: VGEM_P2P_REASON_*, why it is in @placement. Not checked
  *	on input (it was an output pad, pad2, always 0).
  * @moves: out: times the object moved (forced, compaction, eviction or
@@ -495,7 +495,7 @@ struct drm_vgem_p2p_move {
  * @move_notifies: out: times the importers of its dma-buf were told it
  *	moved (dma_buf_move_notify()).
  *
- * The counters of mappings (@mappings, @p2p_maps, @fallback_maps) are
+ * The counters of leases (@mappings, @p2p_maps, @fallback_maps) are
  * those of the vma path; the dma-buf path has its own.
  *
  * Errors: -EINVAL @pad non-zero; -ENOENT unknown handle.
@@ -584,19 +584,21 @@ struct drm_vgem_p2p_migrate {
  * struct drm_vgem_p2p_stats - DRM_IOCTL_VGEM_P2P_STATS, device counters
  * @flags: in: must be zero.
  * @pad: in: must be zero.
- * @p2p_maps: importer mappings made by vm_ops p2p_map (any kind;
+ * @p2p_maps: importer leases given by vm_ops p2p_lookup (any kind;
  *	device-private pages not included).
- * @p2p_unmaps: importer mappings released (p2p_unmap).
- * @p2p_pages_bus: pages handed out as BAR bus addresses (vma mappings;
- *	importers map device-private pages themselves).
- * @p2p_pages_iova: pages handed out as IOVAs (dma_map_resource()).
- * @fallbacks: mappings served from system memory (p2p impossible/denied).
+ * @p2p_unmaps: importer leases released (p2p_release).
+ * @p2p_pages_bus: pages of dma-buf mappings handed out as BAR bus
+ *	addresses. Importers map what p2p_lookup reports themselves, and
+ *	count it (edu_nic's pages_bus).
+ * @p2p_pages_iova: pages of dma-buf mappings handed out as IOVAs
+ *	(dma_map_resource()).
+ * @fallbacks: lookups served from system memory (p2p impossible/denied).
  * @moves: object moves of any kind.
  * @evictions: moves from VRAM to system memory.
  * @compactions: VRAM compaction runs.
  * @invalidations: object invalidations (CPU and importer mappings zapped).
  * @bytes_copied: bytes copied by moves.
- * @bytes_bounced: bytes handed to importers through system memory.
+ * @bytes_bounced: bytes importers were told to reach in system memory.
  * @devmem_p2p_maps: device-private pages whose BAR address an importer was
  *	given instead of migrating them (get_dma_pfn_for_device), counted
  *	at every mirroring.

@@ -264,12 +264,13 @@ struct edu_nic_dereg_mr {
  * @flags non-zero, @direction or @mode above 1: -EINVAL, checked before
  * the key. The direction must be allowed by the registration's access
  * (-EPERM). A range that is no longer mapped, maps a vma without
- * PROT_READ or one hmm cannot mirror (VM_IO/VM_PFNMAP without p2p_map),
- * whose CPU fault failed (out of memory included), or whose address
+ * PROT_READ or one hmm cannot mirror (VM_IO/VM_PFNMAP without
+ * p2p_lookup), whose CPU fault failed (out of memory included), that lies
+ * in a BAR the PCI core says the device cannot reach, or whose address
  * space has exited: -EFAULT. A write to memory that has become read-only,
  * or to a read-only exporter object (VGEM_P2P_CREATE_READ_ONLY): -EPERM.
- * An exporter that cannot map its memory for the device (an IOMMU
- * mapping failed): -EIO. A dma-buf registration is mapped again through
+ * edu_nic maps what hmm_range_fault() reported itself; if an IOMMU
+ * mapping fails, a BAR run gets -EIO and a page -ENOMEM. A dma-buf registration is mapped again through
  * its exporter instead, whose error is returned. A region invalidated
  * while it is being mirrored (the exporter moving its memory) is mirrored
  * again, for as long as that takes, as hmm_range_fault() users loop on
@@ -299,10 +300,13 @@ struct edu_nic_dma {
 
 /**
  * struct edu_nic_stats - counters of a registration or a device
- * @pages_p2p: pages mirrored peer-to-peer (HMM_PFN_P2PDMA entries:
- *	exporter-provided addresses), counted at every mirroring.
- * @pages_system: pages mirrored as ordinary system memory, DMA-mapped by
- *	edu_nic itself, counted at every mirroring.
+ * @pages_p2p: pages mirrored peer-to-peer, counted at every mirroring:
+ *	device memory in a PCI BAR (HMM_PFN_P2PDMA entries, which edu_nic
+ *	maps with pci_p2pdma_map_resource()), or a dma-buf's pages that
+ *	are not system RAM.
+ * @pages_system: pages mirrored as system memory, counted at every
+ *	mirroring: ordinary pages, among them an exporter's fallback, which
+ *	edu_nic maps with dma_map_page().
  * @cur_pages_p2p: pages currently mirrored peer-to-peer.
  * @cur_pages_system: pages currently mirrored through system memory.
  * @faults: successful mirrorings (hmm_range_fault() plus DMA mapping).
@@ -310,16 +314,23 @@ struct edu_nic_dma {
  *	with them (mmu_interval_read_retry()), or hmm_range_fault() -EBUSY.
  * @invalidations: mmu notifier invalidations that tore down a mirror.
  * @remaps: mirrorings after the first, i.e. after an invalidation.
- * @p2p_maps: p2p mappings (struct p2p_map) received from exporters.
+ * @p2p_maps: leases (struct p2p_lease) received from the exporters of
+ *	device vmas, and dma-buf mappings made.
  * @device_dma_bytes: bytes moved by the edu DMA engine (EDU_NIC_MODE_DEVICE).
  * @device_dma_cmds: edu DMA commands issued (device counters only; 0 for
  *	a region).
  * @bulk_bytes: bytes moved by emulated DMA (EDU_NIC_MODE_BULK).
  * @errors: DMA ioctls that failed after validation.
  * @nr_mrs: live registrations (device counters only; 0 for a region).
+ * @pages_bus: of @pages_p2p, the pages edu_nic mapped at their PCI bus
+ *	address (pci_p2pdma_map_resource() said PCI_P2PDMA_MAP_BUS_ADDR: a
+ *	switch routes the traffic).
+ * @pages_iova: of @pages_p2p, the pages edu_nic mapped with
+ *	dma_map_resource() (PCI_P2PDMA_MAP_THRU_HOST_BRIDGE): an IOVA behind
+ *	an IOMMU.
  *
- * A fallback page handed out by an exporter (system memory behind a
- * p2p_map) counts as p2p: edu_nic cannot tell, by design.
+ * An exporter's fallback (system memory behind a device vma) counts as
+ * system: the exporter reports system pages, which edu_nic maps itself.
  */
 struct edu_nic_stats {
 	__u64 pages_p2p;
@@ -336,6 +347,8 @@ struct edu_nic_stats {
 	__u64 bulk_bytes;
 	__u64 errors;
 	__u64 nr_mrs;
+	__u64 pages_bus;
+	__u64 pages_iova;
 };
 
 /**
