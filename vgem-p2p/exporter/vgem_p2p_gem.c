@@ -175,8 +175,9 @@ int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
  *	VRAM now, or nobody wants them
  *
  * Truncating the shmem file frees the memory now rather than with the
- * file. Pages an importer still maps keep their own reference (see
- * vgem_p2p_export.c) until it unmaps them.
+ * file. No importer maps them any more: a move invalidates every
+ * importer before it releases them, and the object's release comes after
+ * the last lease's (see vgem_p2p_export.c).
  */
 void vgem_p2p_pages_release(struct vgem_p2p_object *bo)
 {
