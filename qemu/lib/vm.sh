@@ -66,7 +66,7 @@ vm_run()
 	printf '%s\n' "$script" >"$out/cmd"
 	echo "$topo" >"$out/title"
 	t0=$(date +%s)
-	mapfile -t args < <(_qemu_cmd "$topo" "$out" "")
+	mapfile -t args < <(_qemu_cmd "$topo" "$out" "${VP2P_VM_CMDLINE:-}")
 	# shellcheck disable=SC2086
 	timeout -k 10 "$tmo" ${args[0]} -display none -monitor none \
 		-serial file:"$out/console.log" -append "${args[2]}" \
