@@ -293,6 +293,7 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr);
 void edu_nic_mr_put(struct edu_nic_mr *mr);
 int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req);
 void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out);
+bool edu_nic_mr_first_dma_addr(struct edu_nic_mr *mr, dma_addr_t *addr);
 void edu_nic_mr_kill_all(struct edu_nic *nic);
 
 /* edu_nic_dmabuf.c */

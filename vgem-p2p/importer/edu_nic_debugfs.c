@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * edu_nic: debugfs. <debugfs>/edu_nic/<pci name>/stats has the device's
- * counters, .../mrs one line per live registration with its counters.
+ * counters, .../mrs one line per live registration with its counters and,
+ * while a region of user memory is mirrored, its first page's device
+ * address (dma_addr0), .../iovas the device's IOMMU mappings where its
+ * IOVAs are allocated, as runs.
  * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout (fault
  * injection) and hold_before_check, with its count held_before_check.
  */
 #include <linux/debugfs.h>
+#include <linux/iommu.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 
 #include "edu_nic.h"
 
@@ -83,6 +88,7 @@ static int edu_nic_mrs_show(struct seq_file *m, void *unused)
 	struct edu_nic *nic = m->private;
 	struct edu_nic_mr_stats st;
 	struct edu_nic_mr *mr;
+	dma_addr_t addr;
 
 	mutex_lock(&nic->mr_list_lock);
 	list_for_each_entry(mr, &nic->mr_list, node) {
@@ -97,11 +103,50 @@ static int edu_nic_mrs_show(struct seq_file *m, void *unused)
 			   st.state & EDU_NIC_MR_WRITABLE ? "mirrored-rw" :
 			   "mirrored-ro");
 		edu_nic_show_stats(m, "  ", &st.stats);
+		if (edu_nic_mr_first_dma_addr(mr, &addr))
+			seq_printf(m, "  dma_addr0 %pad\n", &addr);
 	}
 	mutex_unlock(&nic->mr_list_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(edu_nic_mrs);
+
+/*
+ * Where the IOMMU's DMA allocator hands out a PCI device's IOVAs: down
+ * from the top of the 32-bit space. A test asks which of them translate
+ * into an exporter's BAR; a scan of this window is 16384 lookups.
+ */
+#define EDU_NIC_IOVA_SCAN_START	(SZ_4G - SZ_64M)
+#define EDU_NIC_IOVA_SCAN_END	SZ_4G
+
+static int edu_nic_iovas_show(struct seq_file *m, void *unused)
+{
+	struct edu_nic *nic = m->private;
+	struct iommu_domain *domain = edu_nic_dma_domain(nic);
+	u64 iova, run = 0, len = 0;
+	phys_addr_t phys, run_phys = 0;
+
+	if (!domain)
+		return 0;
+	for (iova = EDU_NIC_IOVA_SCAN_START; iova < EDU_NIC_IOVA_SCAN_END;
+	     iova += PAGE_SIZE) {
+		phys = iommu_iova_to_phys(domain, iova);
+		if (len && phys == run_phys + len) {
+			len += PAGE_SIZE;
+			continue;
+		}
+		if (len)
+			seq_printf(m, "%#llx %#llx %pa\n", run, len, &run_phys);
+		run = iova;
+		run_phys = phys;
+		len = phys ? PAGE_SIZE : 0;
+		cond_resched();
+	}
+	if (len)
+		seq_printf(m, "%#llx %#llx %pa\n", run, len, &run_phys);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(edu_nic_iovas);
 
 /**
  * edu_nic_debugfs_init - create a device's debugfs directory
@@ -115,6 +160,8 @@ void edu_nic_debugfs_init(struct edu_nic *nic)
 			    &edu_nic_stats_fops);
 	debugfs_create_file("mrs", 0400, nic->debugfs, nic,
 			    &edu_nic_mrs_fops);
+	debugfs_create_file("iovas", 0400, nic->debugfs, nic,
+			    &edu_nic_iovas_fops);
 }
 
 /**

@@ -1204,6 +1204,31 @@ void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out)
 }
 
 /**
+ * edu_nic_mr_first_dma_addr - the device address of a region's first page
+ * @mr: the region
+ * @addr: set while a region of user memory is mirrored
+ *
+ * For debugfs: under an IOMMU, a test's raw DMA at an address the region
+ * no longer maps must fault.
+ *
+ * Return: true if @addr was set; false for a dma-buf region, whose mirror
+ * the dma_resv guards.
+ */
+bool edu_nic_mr_first_dma_addr(struct edu_nic_mr *mr, dma_addr_t *addr)
+{
+	bool valid;
+
+	if (mr->kind == EDU_NIC_KIND_DMABUF)
+		return false;
+	mutex_lock(&mr->lock);
+	valid = mr->valid;
+	if (valid)
+		*addr = mr->dma_addrs[0];
+	mutex_unlock(&mr->lock);
+	return valid;
+}
+
+/**
  * edu_nic_mr_kill_all - tear down every mirror of a device being unbound
  * @nic: the device, already marked dead so that nothing maps again
  */
