@@ -741,6 +741,26 @@ static void *held_read(void *arg)
 }
 
 /*
+ * Start @r in a thread of its own with hold_before_check set, and wait
+ * until its walk is done and waits for its check (not a timing bound:
+ * up to a minute for a slow guest). Return: held_before_check then.
+ */
+static int start_held_read(struct held_read *r, pthread_t *t)
+{
+	int held = 0, i;
+
+	igt_install_exit_handler(edu_release_held);
+	igt_assert(edu_write_str(EDU_HOLD, "1"));
+	igt_assert_eq(pthread_create(t, NULL, held_read, r), 0);
+	for (i = 0; i < 60000 && !held; i++) {
+		held = edu_held();
+		if (!held)
+			usleep(1000);
+	}
+	return held;
+}
+
+/*
  * The exporter moves the object between the importer's walk and its
  * sequence check (edu_nic's hold_before_check): the walk's answer is
  * stale before anyone used it. Nothing may have been mapped for it: in
@@ -757,7 +777,7 @@ static void test_move_before_check(int vfd, int fd)
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	struct held_read r = { .fd = fd, .len = size };
 	struct drm_vgem_p2p_obj_info before, in_window, after;
-	int entries0, entries_walk, entries_move, held = 0, i, moved;
+	int entries0, entries_walk, entries_move, held, moved;
 	struct edu_nic_mr_stats s0, s1;
 	char ref[4 * EDU_PAGE];
 	pthread_t t;
@@ -772,15 +792,7 @@ static void test_move_before_check(int vfd, int fd)
 	entries0 = edu_dma_debug_entries();
 	before = vgem_p2p_info(vfd, h);
 
-	igt_install_exit_handler(edu_release_held);
-	igt_assert(edu_write_str(EDU_HOLD, "1"));
-	igt_assert_eq(pthread_create(&t, NULL, held_read, &r), 0);
-	/* the walk is done and waits for its check: not a timing bound */
-	for (i = 0; i < 60000 && !held; i++) {
-		held = edu_held();
-		if (!held)
-			usleep(1000);
-	}
+	held = start_held_read(&r, &t);
 	entries_walk = edu_dma_debug_entries();
 	in_window = vgem_p2p_info(vfd, h);
 	moved = vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM);
@@ -919,7 +931,7 @@ static void test_stale_iova_faults(int vfd, int fd,
 	uint32_t h;
 	char *p, ref[4 * EDU_PAGE], buf[256];
 	struct held_read r = { .fd = fd, .len = size };
-	int ret_window, ret_moved, faults0, faults1, held = 0, i;
+	int ret_window, ret_moved, faults0, faults1, held;
 	pthread_t t;
 
 	igt_require_f(caps->caps & EDU_NIC_CAP_IOMMU, "no IOMMU\n");
@@ -948,15 +960,7 @@ static void test_stale_iova_faults(int vfd, int fd,
 	igt_assert_eq_u64(edu_mr_dma_addr0(r.key), 0);
 
 	faults0 = kmsg_iommu_faults(iova);
-	igt_install_exit_handler(edu_release_held);
-	igt_assert(edu_write_str(EDU_HOLD, "1"));
-	igt_assert_eq(pthread_create(&t, NULL, held_read, &r), 0);
-	/* the walk is done and waits for its check: not a timing bound */
-	for (i = 0; i < 60000 && !held; i++) {
-		held = edu_held();
-		if (!held)
-			usleep(1000);
-	}
+	held = start_held_read(&r, &t);
 	off1 = vgem_p2p_info(vfd, h).vram_offset;
 	in_window = edu_iova_pages_into(bar + off1, size);
 	ret_window = raw_read(fd, iova, buf, sizeof(buf));
