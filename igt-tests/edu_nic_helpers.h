@@ -36,6 +36,15 @@ static inline void edu_bdf(char *bdf, size_t len)
 	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
 }
 
+/* The path of edu_nic0's debugfs file @file (stats, mrs, iovas) */
+static inline void edu_debugfs_path(char *path, size_t len, const char *file)
+{
+	char bdf[32];
+
+	edu_bdf(bdf, sizeof(bdf));
+	snprintf(path, len, "/sys/kernel/debug/edu_nic/%s/%s", bdf, file);
+}
+
 /* Write @s to the sysfs or debugfs file @path; false on any failure */
 static inline bool edu_write_str(const char *path, const char *s)
 {

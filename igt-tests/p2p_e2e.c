@@ -834,13 +834,12 @@ static void test_move_before_check(int vfd, int fd)
 /* The device address of a registration's first page, 0 if unmapped */
 static uint64_t edu_mr_dma_addr0(uint32_t key)
 {
-	char bdf[32], path[128], line[256], head[32];
+	char path[128], line[256], head[32];
 	uint64_t addr = 0;
 	bool in = false;
 	FILE *f;
 
-	edu_bdf(bdf, sizeof(bdf));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/edu_nic/%s/mrs", bdf);
+	edu_debugfs_path(path, sizeof(path), "mrs");
 	snprintf(head, sizeof(head), "mr %u ", key);
 	f = fopen(path, "r");
 	igt_assert(f);
@@ -886,12 +885,10 @@ static int kmsg_iommu_faults(uint64_t addr)
 static uint64_t edu_iova_pages_into(uint64_t phys, uint64_t len)
 {
 	uint64_t pages = 0, iova, n, p, lo, hi;
-	char bdf[32], path[128];
+	char path[128];
 	FILE *f;
 
-	edu_bdf(bdf, sizeof(bdf));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/edu_nic/%s/iovas",
-		 bdf);
+	edu_debugfs_path(path, sizeof(path), "iovas");
 	f = fopen(path, "r");
 	igt_assert(f);
 	while (fscanf(f, "%" SCNx64 " %" SCNx64 " %" SCNx64, &iova, &n,

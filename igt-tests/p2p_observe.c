@@ -48,11 +48,9 @@ static char *dri_file(int vfd, const char *file)
 
 static char *edu_file(const char *file)
 {
-	char bdf[32], path[128];
+	char path[128];
 
-	edu_bdf(bdf, sizeof(bdf));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/edu_nic/%s/%s", bdf,
-		 file);
+	edu_debugfs_path(path, sizeof(path), file);
 	return slurp(path);
 }
 
