@@ -650,7 +650,7 @@ static void test_unbind_with_mrs(int *fdp)
 	link[n] = 0;
 	bdf = strrchr(link, '/') + 1;
 
-	edu_fill(p, 2 * EDU_PAGE, 51);
+	p2p_fill(p, 2 * EDU_PAGE, 51);
 	memcpy(ref, p, sizeof(ref));
 	key = edu_reg(fd, p, 2 * EDU_PAGE, RW, EDU_NIC_REG_MR_PREFETCH);
 	st = edu_mr_stats(fd, key);
@@ -671,7 +671,7 @@ static void test_unbind_with_mrs(int *fdp)
 	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_FROM_MR,
 				  EDU_NIC_MODE_BULK, 0, 16, buf),
 		      -ENODEV);
-	edu_fill(w, sizeof(w), 52);
+	p2p_fill(w, sizeof(w), 52);
 	igt_assert_eq(edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
 				  EDU_NIC_MODE_BULK, 0, sizeof(w), w),
 		      -ENODEV);

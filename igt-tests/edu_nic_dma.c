@@ -51,7 +51,7 @@ static void check_write(int fd, uint32_t key, uint32_t mode, char *mem,
 
 	igt_assert(buf && before);
 	memcpy(before, mem, size);
-	edu_fill(buf, len, seed);
+	p2p_fill(buf, len, seed);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, mode, off, len, buf);
 	igt_assert_f(!memcmp(mem + off, buf, len),
 		     "mode %u write of [%#lx, +%#lx) did not land\n", mode,
@@ -82,7 +82,7 @@ static void *dma_loop_thread(void *arg)
 	char *buf = malloc(l->len);
 	int i;
 
-	edu_fill(buf, l->len, 3);
+	p2p_fill(buf, l->len, 3);
 	for (i = 0; i < l->iterations; i++) {
 		int ret = edu_dma_err(l->fd, l->key, l->dir, l->mode, 0,
 				      l->len, buf);
@@ -157,7 +157,7 @@ static void *race_thread(void *arg)
 			continue;
 		}
 		if (r->dir == EDU_NIC_DMA_TO_MR) {
-			edu_fill(buf, r->len, 100 + i);
+			p2p_fill(buf, r->len, 100 + i);
 			memcpy(before, r->mem, r->len);
 		} else {
 			memset(buf, 0xee, r->len);
@@ -225,7 +225,7 @@ static void test_device_read_anon(int fd)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(p, size, 1);
+	p2p_fill(p, size, 1);
 	key = edu_reg(fd, p, size, RW, 0);
 	d0 = edu_dev_stats(fd);
 	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 100,
@@ -253,7 +253,7 @@ static void test_device_write_anon(int fd)
 	char *p = edu_anon(size);
 	uint32_t key;
 
-	edu_fill(p, size, 2);
+	p2p_fill(p, size, 2);
 	key = edu_reg(fd, p, size, RW, 0);
 	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size, 4000, 200, 9);
 	check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size,
@@ -273,7 +273,7 @@ static void test_device_write_untouched(int fd)
 
 	/* A read first mirrors the zero page, read-only. */
 	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, 64);
-	edu_fill(buf, sizeof(buf), 4);
+	p2p_fill(buf, sizeof(buf), 4);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 512,
 		sizeof(buf), buf);
 	igt_assert(!memcmp(p + 512, buf, sizeof(buf)));
@@ -289,12 +289,12 @@ static void test_bulk_anon(int fd)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(p, size, 5);
+	p2p_fill(p, size, 5);
 	key = edu_reg(fd, p, size, RW, 0);
 	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
 		size, buf);
 	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-	edu_fill(buf, size, 6);
+	p2p_fill(buf, size, 6);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
 		size, buf);
 	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
@@ -316,7 +316,7 @@ static void test_bulk_into_self(int fd)
 	uint32_t key;
 
 	/* Only the first half is written; the second reads as zero */
-	edu_fill(p, half, 13);
+	p2p_fill(p, half, 13);
 	key = edu_reg(fd, p, size, RW, 0);
 	/* A read mirrors it read-only: the second half is the zero page */
 	check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
@@ -337,7 +337,7 @@ static void test_file_memory(int fd)
 	uint32_t key;
 
 	igt_assert_fd(mfd);
-	edu_fill(data, size, 8);
+	p2p_fill(data, size, 8);
 	igt_assert_eq(pwrite(mfd, data, size, 0), (ssize_t)size);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	igt_assert(p != MAP_FAILED);
@@ -365,7 +365,7 @@ static void test_munmap_remap(int fd)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(p, size, 13);
+	p2p_fill(p, size, 13);
 	key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
 	check_read(fd, key, EDU_NIC_MODE_BULK, p, 0, size);
 	igt_assert_eq(munmap(p, size), 0);
@@ -376,7 +376,7 @@ static void test_munmap_remap(int fd)
 	q = mmap(p, size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	igt_assert(q == p);
-	edu_fill(p, size, 14);
+	p2p_fill(p, size, 14);
 	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, EDU_PAGE, 64);
 	s = edu_mr_stats(fd, key);
 	igt_assert_eq_u64(s.stats.remaps, 1);
@@ -392,7 +392,7 @@ static void test_mprotect(int fd)
 	char buf[64];
 	uint32_t key;
 
-	edu_fill(p, size, 15);
+	p2p_fill(p, size, 15);
 	key = edu_reg(fd, p, size, RW, 0);
 	check_write(fd, key, EDU_NIC_MODE_BULK, p, size, 0, 64, 16);
 	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
@@ -418,7 +418,7 @@ static void test_fork_cow(int fd)
 	pid_t pid;
 	int status;
 
-	edu_fill(p, size, 18);
+	p2p_fill(p, size, 18);
 	key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
 	igt_assert_eq(pipe(to_child), 0);
 	igt_assert_eq(pipe(to_parent), 0);
@@ -427,14 +427,14 @@ static void test_fork_cow(int fd)
 	if (pid == 0) {
 		char ref[128];
 
-		edu_fill(ref, sizeof(ref), 18);
+		p2p_fill(ref, sizeof(ref), 18);
 		if (read(to_child[0], &c, 1) != 1)
 			_exit(2);
 		/* The parent's DMA must not show through. */
 		_exit(memcmp(p, ref, sizeof(ref)) ? 1 : 0);
 	}
 	igt_assert(edu_mr_stats(fd, key).stats.invalidations >= 1);
-	edu_fill(buf, sizeof(buf), 19);
+	p2p_fill(buf, sizeof(buf), 19);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0,
 		sizeof(buf), buf);
 	igt_assert(!memcmp(p, buf, sizeof(buf)));
@@ -455,7 +455,7 @@ static void test_munmap_during_dma(int fd)
 			  .last = 1 };
 	pthread_t t;
 
-	edu_fill(p, size, 20);
+	p2p_fill(p, size, 20);
 	memcpy(ref, p, size);
 	r.key = edu_reg(fd, p, size, RW, 0);
 	igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
@@ -490,7 +490,7 @@ static void test_mprotect_fork_during_dma(int fd)
 	pid_t pid;
 	int ph;
 
-	edu_fill(ref, size, 22);
+	p2p_fill(ref, size, 22);
 	r.key = edu_reg(fd, p, size, RW, 0);
 	igt_assert_eq(pthread_create(&t, NULL, race_thread, &r), 0);
 	race_wait(&r, 0);
@@ -545,7 +545,7 @@ static void test_dereg_during_dma(int fd)
 	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
 	pthread_t t;
 
-	edu_fill(p, size, 21);
+	p2p_fill(p, size, 21);
 	l.key = edu_reg(fd, p, size, RW, 0);
 	start_loop(&t, &l);
 	msleep(200);
@@ -596,7 +596,7 @@ static void test_exit_during_dma(int fd)
 		char buf[4 * EDU_PAGE];
 		uint32_t key;
 
-		edu_fill(p, 4 * EDU_PAGE, 23);
+		p2p_fill(p, 4 * EDU_PAGE, 23);
 		key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
 		edu_child_report(ready[1],
 				 !edu_dma_err(cfd, key,
@@ -660,7 +660,7 @@ static void test_timeout_clears_master(int *fdp)
 	fd = edu_open();
 	*fdp = fd;
 	igt_assert(pci_bus_master(bdf));
-	edu_fill(p, EDU_PAGE, 21);
+	p2p_fill(p, EDU_PAGE, 21);
 	key = edu_reg(fd, p, EDU_PAGE, RW, 0);
 	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
 		sizeof(buf), buf);

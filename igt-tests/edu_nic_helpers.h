@@ -21,6 +21,7 @@
 
 #include "igt.h"
 #include "linux/edu_nic.h"
+#include "p2p_fill.h"
 
 #define EDU_PAGE 4096ul
 
@@ -261,16 +262,6 @@ static inline void *edu_anon(size_t len)
 
 	igt_assert(p != MAP_FAILED);
 	return p;
-}
-
-/* A pattern that differs per byte position and per seed. */
-static inline void edu_fill(void *buf, size_t len, uint32_t seed)
-{
-	uint8_t *b = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = (uint8_t)((i * 131 + seed * 7 + (i >> 12)) ^ (seed >> 3));
 }
 
 static inline uint64_t edu_csum(const void *buf, size_t len)

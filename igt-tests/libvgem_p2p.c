@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "igt.h"
+#include "p2p_fill.h"
 #include "vgem_p2p.h"
 
 IGT_TEST_DESCRIPTION("libvgem-p2p: API, argument checks and -errno paths.");
@@ -39,15 +40,6 @@ static void *anon(size_t len)
 
 	igt_assert(p != MAP_FAILED);
 	return p;
-}
-
-static void fill(void *buf, size_t len, uint8_t seed)
-{
-	uint8_t *b = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = (uint8_t)(i * 131 + seed);
 }
 
 static void exporter_args(void)
@@ -316,7 +308,7 @@ static void test_bo_lifecycle(int efd)
 	igt_assert_neq(bo.handle, 0);
 	igt_assert_eq(vp2p_bo_mmap(efd, &bo, PROT_READ | PROT_WRITE,
 				   (void **)&p), 0);
-	fill(ref, sizeof(ref), 7);
+	p2p_fill(ref, sizeof(ref), 7);
 	memcpy(p, ref, sizeof(ref));
 
 	igt_assert_eq(vp2p_bo_info(efd, &bo, &info), 0);
@@ -402,7 +394,7 @@ static void test_migrate(int efd)
 	void *q;
 	int ret;
 
-	fill(ref, sizeof(ref), 9);
+	p2p_fill(ref, sizeof(ref), 9);
 	memcpy(p, ref, sizeof(ref));
 	igt_assert_eq(vp2p_migrate(efd, p, 4 * PAGE,
 				   VGEM_P2P_MIGRATE_TO_DEVICE, &n), 0);
@@ -437,7 +429,7 @@ static void test_mr_lifecycle(int ifd)
 
 	igt_assert_eq(vp2p_importer_pci(0, pci, sizeof(pci)), 0);
 	igt_assert_eq(vp2p_importer_stats(ifd, &ds), 0);
-	fill(ref, sizeof(ref), 11);
+	p2p_fill(ref, sizeof(ref), 11);
 	igt_assert_eq(vp2p_mr_register(ifd, p, 2 * PAGE, RW,
 				       0, &key), 0);
 	igt_assert_neq(key, 0);
@@ -521,7 +513,7 @@ static void test_vram_to_nic(int efd, int ifd)
 	igt_assert_eq(vp2p_bo_mmap(efd, &bo,
 				   PROT_READ | PROT_WRITE,
 				   &p), 0);
-	fill(ref, sizeof(ref), 13);
+	p2p_fill(ref, sizeof(ref), 13);
 	memcpy(p, ref, sizeof(ref));
 	igt_assert_eq(vp2p_exporter_stats(efd, &s0), 0);
 	igt_assert_eq(vp2p_mr_register(ifd, p, PAGE, RW,

@@ -123,7 +123,7 @@ static struct obj obj_new(int vfd, uint64_t size, uint32_t flags,
 	o.handle = vgem_p2p_create(vfd, size, flags);
 	o.ref = malloc(size);
 	igt_assert(o.ref);
-	edu_fill(o.ref, size, seed);
+	p2p_fill(o.ref, size, seed);
 	if (!(flags & VGEM_P2P_CREATE_DEVICE_ONLY)) {
 		o.map = vgem_p2p_mmap(vfd, o.handle, size,
 				      PROT_READ | PROT_WRITE);
@@ -157,7 +157,7 @@ static void test_read_write(const struct edu_nic_dev_stats *caps, int vfd,
 	key = reg_dmabuf(fd, o.dfd, 0, o.size, RW);
 	check_read(fd, key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 
-	edu_fill(buf, sizeof(buf), 2);
+	p2p_fill(buf, sizeof(buf), 2);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		EDU_PAGE + 100, sizeof(buf), buf);
 	memcpy(o.ref + EDU_PAGE + 100, buf, sizeof(buf));
@@ -216,7 +216,7 @@ static void test_bulk(int vfd, int fd)
 
 	check_read(fd, key, EDU_NIC_MODE_BULK, o.ref + 4 * EDU_PAGE,
 		   0, 8 * EDU_PAGE);
-	edu_fill(buf, 8 * EDU_PAGE, 4);
+	p2p_fill(buf, 8 * EDU_PAGE, 4);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
 		8 * EDU_PAGE, buf);
 	memcpy(o.ref + 4 * EDU_PAGE, buf, 8 * EDU_PAGE);
@@ -265,7 +265,7 @@ static void test_shared_system(int vfd, int fd)
 		check_read(fd, key[k], EDU_NIC_MODE_BULK, o.ref, 0,
 			   o.size);
 	}
-	edu_fill(buf, sizeof(buf), 13);
+	p2p_fill(buf, sizeof(buf), 13);
 	edu_dma(fd, key[0], EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		7 * EDU_PAGE, EDU_PAGE, buf);
 	memcpy(o.ref + 7 * EDU_PAGE, buf, EDU_PAGE);
@@ -286,7 +286,7 @@ static void test_read_only_object(int vfd, int fd)
 	char other[EDU_PAGE];
 	uint32_t key;
 
-	edu_fill(other, sizeof(other), 106);
+	p2p_fill(other, sizeof(other), 106);
 	igt_assert(memcmp(other, o.ref, 64));
 	igt_assert_eq(reg_dmabuf_err(fd, o.dfd, 0, o.size, RW, &key),
 		      -EPERM);
@@ -524,7 +524,7 @@ static void test_read_only_fd(int vfd, int fd)
 	 * DRM keeps one dma-buf per object, made by its first export:
 	 * so a fresh object for the read-only one.
 	 */
-	edu_fill(map, EDU_PAGE, 17);
+	p2p_fill(map, EDU_PAGE, 17);
 	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC, &rofd), 0);
 	igt_assert_eq(fcntl(rofd, F_GETFL) & O_ACCMODE, O_RDONLY);
 	igt_assert_eq(reg_dmabuf_err(fd, rofd, 0, EDU_PAGE, RW, &key),
@@ -543,7 +543,7 @@ static void test_read_only_fd(int vfd, int fd)
 	/* rw.dfd is the DRM_RDWR export */
 	igt_assert_eq(fcntl(rw.dfd, F_GETFL) & O_ACCMODE, O_RDWR);
 	key = reg_dmabuf(fd, rw.dfd, 0, rw.size, RW);
-	edu_fill(rw.ref, 256, 18);
+	p2p_fill(rw.ref, 256, 18);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 0, 256,
 		rw.ref);
 	check_read(fd, key, EDU_NIC_MODE_DEVICE, rw.ref, 0, 256);

@@ -128,13 +128,13 @@ static void test_vram_read_write(int vfd, int fd,
 	char ref[2 * EDU_PAGE], buf[300];
 	int p2p;
 
-	edu_fill(ref, size, 31);
+	p2p_fill(ref, size, 31);
 	memcpy(p, ref, size);
 	v0 = vgem_p2p_stats(vfd);
 	key = edu_reg(fd, p, size, RW, 0);
 	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 
-	edu_fill(buf, sizeof(buf), 32);
+	p2p_fill(buf, sizeof(buf), 32);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		EDU_PAGE - 100, sizeof(buf), buf);
 	memcpy(ref + EDU_PAGE - 100, buf, sizeof(buf));
@@ -186,14 +186,14 @@ static void test_vram_bulk(int vfd, int fd)
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	char *buf = malloc(size);
 
-	edu_fill(buf, size, 33);
+	p2p_fill(buf, size, 33);
 	memcpy(p, buf, size);
 	key = edu_reg(fd, p, size, RW, 0);
 	memset(buf, 0, size);
 	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
 		size, buf);
 	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
-	edu_fill(buf, size, 34);
+	p2p_fill(buf, size, 34);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 0,
 		size, buf);
 	igt_assert_eq_u64(edu_csum(buf, size), edu_csum(p, size));
@@ -211,7 +211,7 @@ static void test_vram_bulk_odd_destinations(int vfd, int fd)
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	char *buf = malloc(size + 16), *q;
 
-	edu_fill(p, size, 35);
+	p2p_fill(p, size, 35);
 	key = edu_reg(fd, p, size, RW, 0);
 
 	memset(buf, 0xee, size + 16);
@@ -243,8 +243,8 @@ static void test_read_only_object(int vfd, int fd)
 	char ref[EDU_PAGE], other[EDU_PAGE];
 	uint32_t key;
 
-	edu_fill(ref, size, 35);
-	edu_fill(other, size, 36);
+	p2p_fill(ref, size, 35);
+	p2p_fill(other, size, 36);
 	igt_assert(memcmp(ref, other, 64));
 	memcpy(p, ref, size);
 	key = edu_reg(fd, p, size, RW, 0);
@@ -268,7 +268,7 @@ static void test_device_only_object(int vfd, int fd)
 	char ref[256];
 	uint32_t key = edu_reg(fd, p, size, RW, 0);
 
-	edu_fill(ref, sizeof(ref), 36);
+	p2p_fill(ref, sizeof(ref), 36);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
 		sizeof(ref), ref);
 	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 1000,
@@ -286,7 +286,7 @@ static void test_mprotect_revokes(int vfd, int fd)
 	char ref[256], buf[256];
 	int ret;
 
-	edu_fill(ref, sizeof(ref), 37);
+	p2p_fill(ref, sizeof(ref), 37);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		EDU_PAGE + 8, sizeof(ref), ref);
 	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
@@ -294,7 +294,7 @@ static void test_mprotect_revokes(int vfd, int fd)
 	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
 	/* the writable mapping is gone, not kept for the next DMA */
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
-	edu_fill(buf, sizeof(buf), 38);
+	p2p_fill(buf, sizeof(buf), 38);
 	ret = edu_dma_err(fd, key, EDU_NIC_DMA_TO_MR,
 			  EDU_NIC_MODE_DEVICE, EDU_PAGE + 8,
 			  sizeof(buf), buf);
@@ -331,7 +331,7 @@ static void test_fallback_overlapping_mrs(int vfd, int fd)
 		      VGEM_P2P_PLACEMENT_SYSTEM);
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
 
-	edu_fill(ref, sizeof(ref), 40);
+	p2p_fill(ref, sizeof(ref), 40);
 	edu_dma(fd, k1, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		EDU_PAGE + 64, sizeof(ref), ref);
 	check_dma_read(fd, k2, EDU_NIC_MODE_DEVICE, ref, EDU_PAGE + 64,
@@ -357,7 +357,7 @@ static void test_move_during_stream(int vfd, int fd)
 	pthread_t t;
 	int i;
 
-	edu_fill(ref, size, 37);
+	p2p_fill(ref, size, 37);
 	memcpy(p, ref, size);
 	st.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
 	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
@@ -395,7 +395,7 @@ static void test_read_move_read(int vfd, int fd)
 	uint64_t before, after;
 	uint32_t key;
 
-	edu_fill(ref, size, 41);
+	p2p_fill(ref, size, 41);
 	memcpy(p, ref, size);
 	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
 	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
@@ -450,7 +450,7 @@ static void test_compaction_during_stream(int vfd, int fd)
 	h = vgem_p2p_create(vfd, size, 0);
 	vgem_p2p_move(vfd, h, VGEM_P2P_MOVE_VRAM_AT, top + chunk - size);
 	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-	edu_fill(ref, size, 43);
+	p2p_fill(ref, size, 43);
 	memcpy(p, ref, size);
 
 	/*
@@ -533,7 +533,7 @@ static void test_devmem_no_migration(int vfd, int fd)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(ref, size, 38);
+	p2p_fill(ref, size, 38);
 	memcpy(p, ref, size);
 	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 	igt_assert_eq_u64(m.npages, 2);
@@ -579,7 +579,7 @@ static void test_devmem_no_p2p_migrates(int vfd, int fd)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(ref, size, 41);
+	p2p_fill(ref, size, 41);
 	memcpy(p, ref, size);
 	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 	igt_assert_eq_u64(m.npages, 4);
@@ -622,7 +622,7 @@ static void test_raw_wrong_address(int vfd, int fd,
 	};
 	int ret;
 
-	edu_fill(ref, sizeof(ref), 39);
+	p2p_fill(ref, sizeof(ref), 39);
 	memcpy(p, ref, sizeof(ref));
 	info = vgem_p2p_info(vfd, h);
 	/* a fresh object is created in VRAM on every topology */
@@ -662,7 +662,7 @@ static void test_two_importers(int vfd, int fd)
 
 	h = vgem_p2p_create(vfd, size, 0);
 	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-	edu_fill(ref, size, 40);
+	p2p_fill(ref, size, 40);
 	memcpy(p, ref, size);
 	k0 = edu_reg(fd, p, size, RW, 0);
 	k1 = edu_reg(fd1, p, size, RW, 0);
@@ -783,7 +783,7 @@ static void test_move_before_check(int vfd, int fd)
 	pthread_t t;
 
 	igt_require(access(EDU_HOLD, W_OK) == 0);
-	edu_fill(ref, size, 47);
+	p2p_fill(ref, size, 47);
 	memcpy(p, ref, size);
 	r.buf = calloc(1, size);
 	igt_assert(r.buf);
@@ -935,7 +935,7 @@ static void test_stale_iova_faults(int vfd, int fd,
 	igt_require(access(EDU_HOLD, W_OK) == 0);
 	h = vgem_p2p_create(vfd, size, 0);
 	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
-	edu_fill(ref, size, 48);
+	p2p_fill(ref, size, 48);
 	memcpy(p, ref, size);
 	r.buf = calloc(1, size);
 	igt_assert(r.buf);
@@ -1010,7 +1010,7 @@ static void test_teardown_vram(int vfd, int fd)
 	int ready[2];
 	pid_t pid;
 
-	edu_fill(ref, size, 41);
+	p2p_fill(ref, size, 41);
 	memcpy(p, ref, size);
 	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 	igt_assert_eq(munmap(p, size), 0);

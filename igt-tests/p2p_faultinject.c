@@ -252,7 +252,7 @@ struct fi_case {
 /* Data: a pattern per iteration, checked by checksum */
 static void fill(char *p, size_t len, uint32_t seed, uint64_t *csum)
 {
-	edu_fill(p, len, seed);
+	p2p_fill(p, len, seed);
 	*csum = edu_csum(p, len);
 }
 

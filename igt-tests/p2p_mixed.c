@@ -75,7 +75,7 @@ static void alternate(uint64_t size, unsigned int rounds)
 	unsigned int ebusy = 0, turn;
 
 	igt_assert(ref && buf);
-	edu_fill(ref, size, 1);
+	p2p_fill(ref, size, 1);
 	memcpy(p, ref, size);
 	igt_assert_eq(vgem_p2p_info(vfd, h).placement,
 		      VGEM_P2P_PLACEMENT_VRAM);
@@ -98,7 +98,7 @@ static void alternate(uint64_t size, unsigned int rounds)
 		off -= off % chunk;
 		if (off + window > size)
 			off = size - window;
-		edu_fill(ref + off, chunk, 100 + turn);
+		p2p_fill(ref + off, chunk, 100 + turn);
 		dma_count_busy(fd, key, EDU_NIC_DMA_TO_MR, off, chunk,
 			       ref + off, &ebusy);
 		memset(buf, 0xee, window);
@@ -262,7 +262,7 @@ static void test_return_after_refused_unregisters(void)
 	uint64_t moves, fallbacks;
 
 	igt_assert(ref && buf);
-	edu_fill(ref, size, 7);
+	p2p_fill(ref, size, 7);
 	memcpy(p, ref, size);
 	igt_assert_eq(vgem_p2p_info(vfd, h).reason,
 		      VGEM_P2P_REASON_CREATE);
@@ -449,7 +449,7 @@ static void test_move_stalls_only_its_object(void)
 	s.p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	ref = malloc(size);
 	igt_assert(ref);
-	edu_fill(ref, size, 42);
+	p2p_fill(ref, size, 42);
 	memcpy(s.p, ref, size);
 	s.ref = ref;
 	info = vgem_p2p_info(vfd, h);

@@ -97,7 +97,7 @@ static void *stream_thread(void *arg)
 		uint32_t mode = device ? EDU_NIC_MODE_DEVICE : EDU_NIC_MODE_BULK;
 		uint64_t len = device ? EDU_PAGE : SLICE;
 
-		edu_fill(want, len, ++gen);
+		p2p_fill(want, len, ++gen);
 		st->err = stream_dma(st, EDU_NIC_DMA_TO_MR, mode, len, want);
 		if (st->err)
 			break;

@@ -131,8 +131,8 @@ static struct everything map_everything(int vfd, int efd)
 	char buf[64];
 	uint32_t key;
 
-	edu_fill(vram, SIZE, 1);
-	edu_fill(anon, SIZE, 2);
+	p2p_fill(vram, SIZE, 1);
+	p2p_fill(anon, SIZE, 2);
 	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 	igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
 	edu_reg(efd, anon, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
@@ -204,7 +204,7 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 	int dfd = -1;
 	uint32_t key;
 
-	edu_fill(vram, SIZE, 4);
+	p2p_fill(vram, SIZE, 4);
 	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
 	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
 		sizeof(buf), buf);
@@ -462,7 +462,7 @@ static void test_unload_exporter_with_devmem_pages(void)
 	struct edu_nic_mr_stats s;
 	uint32_t key;
 
-	edu_fill(ref, SIZE, 3);
+	p2p_fill(ref, SIZE, 3);
 	memcpy(anon, ref, SIZE);
 	do_ioctl(vfd, DRM_IOCTL_VGEM_P2P_MIGRATE, &m);
 	igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);

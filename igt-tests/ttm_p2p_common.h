@@ -96,7 +96,7 @@ static inline void ttm_p2p_fill(char *p, uint64_t size, uint32_t seed)
 {
 	uint64_t off;
 
-	edu_fill(p, size, seed);
+	p2p_fill(p, size, seed);
 	for (off = 0; off < size; off += EDU_PAGE)
 		snprintf(p + off, 32, "ttm_p2p:%08x:%06lx", seed,
 			 (unsigned long)(off / EDU_PAGE));
@@ -150,7 +150,7 @@ static inline void ttm_p2p_check_write(int nic, uint32_t key, char *map,
 {
 	char buf[EDU_PAGE];
 
-	edu_fill(buf, sizeof(buf), seed);
+	p2p_fill(buf, sizeof(buf), seed);
 	snprintf(buf, 32, "ttm_p2p:%08x:%06lx", seed, page);
 	edu_dma(nic, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
 		page * EDU_PAGE, EDU_PAGE, buf);
