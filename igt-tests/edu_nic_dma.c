@@ -201,6 +201,7 @@ static void race_quiesce(struct race *r, int phase)
 }
 
 #define FAIL_TIMEOUT "/sys/kernel/debug/edu_nic/fail_dma_timeout"
+#define FAIL_IRQ_LATE "/sys/kernel/debug/edu_nic/fail_dma_irq_late"
 
 /* Is bus mastering on (PCI_COMMAND_MASTER in the command register)? */
 static bool pci_bus_master(const char *bdf)
@@ -625,6 +626,65 @@ static void test_exit_during_dma(int fd)
 	igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
 }
 
+static int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	igt_assert(f);
+	igt_assert_eq(fscanf(f, "%d", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A command's interrupt arrives only after the next command started: the
+ * wait gave up (fault injection, the wait a timeout would end) and found
+ * the engine idle. That late interrupt must not complete the next
+ * command's wait, or the driver copies the bounce page before the engine
+ * filled it, and runs one command behind the device from then on. Every
+ * transfer after it, reads and writes, must carry its own bytes.
+ */
+static void test_late_interrupt(int fd)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	char *p = edu_anon(size);
+	struct edu_nic_dev_stats d0, d1;
+	uint32_t key;
+	int i;
+
+	igt_require_f(access(FAIL_IRQ_LATE, F_OK) == 0,
+		      "no %s (fault injection)\n", FAIL_IRQ_LATE);
+	p2p_fill(p, size, 22);
+	key = edu_reg(fd, p, size, RW, EDU_NIC_REG_MR_PREFETCH);
+	d0 = edu_dev_stats(fd);
+
+	/* The next command, once: the first of this read's four */
+	igt_assert(edu_write_str(FAIL_IRQ_LATE "/verbose", "0"));
+	igt_assert(edu_write_str(FAIL_IRQ_LATE "/interval", "1"));
+	igt_assert(edu_write_str(FAIL_IRQ_LATE "/times", "1"));
+	igt_assert(edu_write_str(FAIL_IRQ_LATE "/probability", "100"));
+	check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 0, EDU_PAGE);
+	igt_assert(edu_write_str(FAIL_IRQ_LATE "/probability", "0"));
+	d1 = edu_dev_stats(fd);
+	/* it was injected: the read made its commands, none failed */
+	igt_assert_eq_u64(d1.stats.device_dma_cmds -
+			  d0.stats.device_dma_cmds, 4);
+	igt_assert_eq_u64(d1.stats.errors, d0.stats.errors);
+	/* fault_attr counts its injections down: it fired once */
+	igt_assert_eq(read_int(FAIL_IRQ_LATE "/times"), 0);
+
+	/* and nothing runs a command behind the device afterwards */
+	for (i = 0; i < 4; i++) {
+		check_write(fd, key, EDU_NIC_MODE_DEVICE, p, size,
+			    i * 1000, 3000, 30 + i);
+		check_read(fd, key, EDU_NIC_MODE_DEVICE, p, 500 * i,
+			   EDU_PAGE);
+	}
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+	munmap(p, size);
+}
+
 /* Closes *fdp, whose device it unbinds, and opens it anew */
 static void test_timeout_clears_master(int *fdp)
 {
@@ -731,6 +791,10 @@ igt_main
 	igt_describe("SIGKILL of a process in the middle of device DMA releases everything: the child reads its region right once and says so, the parent sees its registration mirrored, kills it mid-stream, and sees the registration and its mirrored pages gone.");
 	igt_subtest("exit-during-dma")
 		test_exit_during_dma(fd);
+
+	igt_describe("A command's interrupt that arrives only after the next command started (fault injection) does not complete that command's wait: the read it belongs to and every read and write after it carry their own bytes.");
+	igt_subtest("late-interrupt")
+		test_late_interrupt(fd);
 
 	igt_describe("A command that times out (fault injection) wedges the engine and takes the device off the bus: DMA gets EIO, bus mastering is off; rebinding brings it back.");
 	igt_subtest("timeout-clears-master")

@@ -104,6 +104,10 @@ struct edu_nic_dev_counters {
  *	no more commands, no more mirroring.
  * @wedged: a command timed out; bus mastering is off and the engine is
  *	not used again.
+ * @irq: the device's interrupt, its one vector.
+ * @irq_held: fault injection (fail_dma_irq_late) holds the interrupt line
+ *	disabled, with a command's interrupt pending behind it, until the
+ *	next command has started. Under @dma_lock.
  * @mr_list_lock: protects @mr_list.
  * @mr_list: every live registration on this device, for debugfs and unbind.
  * @debugfs: the device's debugfs directory.
@@ -123,6 +127,8 @@ struct edu_nic {
 	dma_addr_t bounce_dma;
 	bool dead;
 	bool wedged;
+	int irq;
+	bool irq_held;
 
 	struct mutex mr_list_lock;	/* @mr_list */
 	struct list_head mr_list;

@@ -8,6 +8,7 @@
  * most EDU_XFER_MAX bytes, so a page takes two such pairs.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fault-inject.h>
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
@@ -34,6 +35,13 @@
 static DECLARE_FAULT_ATTR(edu_nic_fail_dma_timeout);
 
 /*
+ * <debugfs>/edu_nic/fail_dma_irq_late: deliver a command's interrupt only
+ * once the next command has started, after the wait for it gave up and
+ * found the engine idle: an interrupt lost for a while, then late.
+ */
+static DECLARE_FAULT_ATTR(edu_nic_fail_dma_irq_late);
+
+/*
  * Only when the knob is armed: should_fail() also answers a task's
  * fail-nth, which p2p_faultinject walks through every injection site to
  * fail allocations, and a wedged engine is no allocation failure: it
@@ -45,6 +53,12 @@ static bool edu_nic_dma_inject_timeout(void)
 	       should_fail(&edu_nic_fail_dma_timeout, 1);
 }
 
+static bool edu_nic_dma_inject_irq_late(void)
+{
+	return READ_ONCE(edu_nic_fail_dma_irq_late.probability) &&
+	       should_fail(&edu_nic_fail_dma_irq_late, 1);
+}
+
 /**
  * edu_nic_dma_fault_init - create the fault-injection knob
  * @root: <debugfs>/edu_nic
@@ -53,9 +67,16 @@ void edu_nic_dma_fault_init(struct dentry *root)
 {
 	fault_create_debugfs_attr("fail_dma_timeout", root,
 				  &edu_nic_fail_dma_timeout);
+	fault_create_debugfs_attr("fail_dma_irq_late", root,
+				  &edu_nic_fail_dma_irq_late);
 }
 #else
 static bool edu_nic_dma_inject_timeout(void)
+{
+	return false;
+}
+
+static bool edu_nic_dma_inject_irq_late(void)
 {
 	return false;
 }
@@ -79,11 +100,39 @@ static irqreturn_t edu_nic_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+static bool edu_nic_dma_running(struct edu_nic *nic)
+{
+	return readq(nic->regs + EDU_REG_DMA_CMD) & EDU_DMA_CMD_RUN;
+}
+
+/*
+ * Fault injection: wait for the command by polling, with its interrupt
+ * held back behind the disabled line until the next command has started
+ * (edu_nic_dma_release_irq()). Return: 0, as a timed-out wait does.
+ */
+static unsigned long edu_nic_dma_wait_irq_late(struct edu_nic *nic)
+{
+	unsigned long deadline = jiffies + EDU_DMA_TIMEOUT;
+
+	while (edu_nic_dma_running(nic) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static void edu_nic_dma_release_irq(struct edu_nic *nic)
+{
+	if (nic->irq_held) {
+		nic->irq_held = false;
+		enable_irq(nic->irq);
+	}
+}
+
 /* Run one command and wait for it. */
 static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 			   u32 dir)
 {
 	unsigned long left;
+	bool irq_late;
 
 	lockdep_assert_held(&nic->dma_lock);
 
@@ -92,23 +141,46 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	if (nic->wedged)
 		return -EIO;
 
+	irq_late = !nic->irq_held && edu_nic_dma_inject_irq_late();
 	reinit_completion(&nic->dma_done);
+	if (irq_late)
+		disable_irq(nic->irq);
 	writeq(src, nic->regs + EDU_REG_DMA_SRC);
 	writeq(dst, nic->regs + EDU_REG_DMA_DST);
 	writeq(count, nic->regs + EDU_REG_DMA_COUNT);
 	writeq(EDU_DMA_CMD_RUN | EDU_DMA_CMD_IRQ | dir,
 	       nic->regs + EDU_REG_DMA_CMD);
 	atomic64_inc(&nic->stats.device_dma_cmds);
+	edu_nic_dma_release_irq(nic);
 
-	left = wait_for_completion_timeout(&nic->dma_done, EDU_DMA_TIMEOUT);
+	if (irq_late) {
+		left = edu_nic_dma_wait_irq_late(nic);
+		nic->irq_held = true;
+	} else {
+		left = wait_for_completion_timeout(&nic->dma_done,
+						   EDU_DMA_TIMEOUT);
+	}
 	if (edu_nic_dma_inject_timeout())
 		goto timed_out;
 	if (left)
 		return 0;
 
 	/* Lost interrupt, or a command still running? Ask the device. */
-	if (!(readq(nic->regs + EDU_REG_DMA_CMD) & EDU_DMA_CMD_RUN))
+	if (!edu_nic_dma_running(nic)) {
+		/*
+		 * Done, and its interrupt lost or late. Take it here: clear
+		 * the status, so that a late handler finds nothing to
+		 * complete, and wait for one that has already read it. Else
+		 * it would complete the next command's wait, and we would
+		 * run a command behind the device: copy the bounce page
+		 * before the engine filled it, or let an address go while
+		 * the engine still uses it.
+		 */
+		iowrite32(EDU_IRQ_DMA, nic->regs + EDU_REG_IRQ_ACK);
+		synchronize_irq(nic->irq);
+		dev_dbg(&nic->pdev->dev, "DMA done without its interrupt\n");
 		return 0;
+	}
 
 timed_out:
 	/*
@@ -284,8 +356,13 @@ int edu_nic_dma_init(struct edu_nic *nic)
 	iowrite32(ioread32(nic->regs + EDU_REG_IRQ_STATUS),
 		  nic->regs + EDU_REG_IRQ_ACK);
 
-	ret = request_irq(pci_irq_vector(pdev, 0), edu_nic_irq, IRQF_SHARED,
-			  nic->name, nic);
+	/*
+	 * Looked up once: pci_irq_vector() takes the MSI descriptors' mutex,
+	 * which may allocate, and the command path that needs the number
+	 * runs under dma_lock, below mr->lock, which reclaim can take.
+	 */
+	nic->irq = pci_irq_vector(pdev, 0);
+	ret = request_irq(nic->irq, edu_nic_irq, IRQF_SHARED, nic->name, nic);
 	if (ret)
 		goto err_free_vectors;
 	return 0;
@@ -320,7 +397,9 @@ void edu_nic_dma_fini(struct edu_nic *nic)
 {
 	struct pci_dev *pdev = nic->pdev;
 
-	free_irq(pci_irq_vector(pdev, 0), nic);
+	/* A fault injection's held interrupt: the line is shareable. */
+	edu_nic_dma_release_irq(nic);
+	free_irq(nic->irq, nic);
 	pci_free_irq_vectors(pdev);
 	dma_free_coherent(&pdev->dev, EDU_BUF_SIZE, nic->bounce,
 			  nic->bounce_dma);
