@@ -831,6 +831,169 @@ static void test_move_before_check(int vfd, int fd)
 	free(r.buf);
 }
 
+#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
+#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
+
+static void edu_release_dma(int sig)
+{
+	edu_write_str(EDU_HOLD_DMA, "0");
+}
+
+/* A number in one of edu_nic's debugfs files: "NAME N", or the file's */
+static long edu_debugfs_num(const char *path, const char *name)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	igt_assert_f(f, "%s\n", path);
+	while (fgets(line, sizeof(line), f))
+		if (!name ? sscanf(line, "%ld", &v) == 1 :
+		    !strncmp(line, name, strlen(name)) &&
+		    line[strlen(name)] == ' ' &&
+		    sscanf(line + strlen(name), "%ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* edu_nic0's transfers queued for its engine */
+static long edu_dma_waiting(void *unused)
+{
+	char path[256];
+
+	edu_debugfs_path(path, sizeof(path), "stats");
+	return edu_debugfs_num(path, "dma_waiting");
+}
+
+/*
+ * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
+ * for a slow guest. Return: the last value.
+ */
+static long wait_for_value(long (*f)(void *), void *arg, long want)
+{
+	long v = f(arg);
+	int i;
+
+	for (i = 0; i < 60000 && v != want; i++) {
+		usleep(1000);
+		v = f(arg);
+	}
+	return v;
+}
+
+static long edu_held_dma(void *unused)
+{
+	return edu_debugfs_num(EDU_HELD_DMA, NULL);
+}
+
+struct bg_move {
+	int vfd;
+	uint32_t h;
+	int ret;
+	int done;
+};
+
+static void *bg_move(void *arg)
+{
+	struct bg_move *m = arg;
+
+	m->ret = vgem_p2p_move_err(m->vfd, m->h, VGEM_P2P_MOVE_VRAM);
+	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static long bg_move_done(void *arg)
+{
+	struct bg_move *m = arg;
+
+	return __atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Two registrations share edu_nic0's one engine. One's transfer holds it
+ * (hold_dma); the other's, over a VRAM object, queues for it. The
+ * exporter then moves that object: its invalidation must not wait for
+ * the engine, only for a command of that registration in flight, and
+ * there is none. So the move completes while the engine is still held,
+ * and the queued read, once it runs, reads the object where it went.
+ */
+static void test_move_while_queued(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	char *anon = edu_anon(size);
+	struct held_read holder = { .fd = fd, .len = size };
+	struct held_read queued = { .fd = fd, .len = size };
+	struct bg_move move = { .vfd = vfd, .h = h };
+	struct drm_vgem_p2p_obj_info before, after;
+	struct edu_nic_mr_stats s0, s1;
+	char ref[EDU_PAGE], ref_anon[EDU_PAGE];
+	long held, waiting, moved_held, held_then;
+	pthread_t th, tq, tm;
+
+	igt_require(access(EDU_HOLD_DMA, W_OK) == 0);
+	p2p_fill(ref, size, 49);
+	memcpy(p, ref, size);
+	p2p_fill(ref_anon, size, 50);
+	memcpy(anon, ref_anon, size);
+	holder.buf = calloc(1, size);
+	queued.buf = calloc(1, size);
+	igt_assert(holder.buf && queued.buf);
+	holder.key = edu_reg(fd, anon, size, EDU_NIC_ACCESS_READ,
+			     EDU_NIC_REG_MR_PREFETCH);
+	queued.key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ,
+			     EDU_NIC_REG_MR_PREFETCH);
+	s0 = edu_mr_stats(fd, queued.key);
+	before = vgem_p2p_info(vfd, h);
+
+	igt_install_exit_handler(edu_release_dma);
+	igt_assert(edu_write_str(EDU_HOLD_DMA, "1"));
+	igt_assert_eq(pthread_create(&th, NULL, held_read, &holder), 0);
+	held = wait_for_value(edu_held_dma, NULL, 1);
+	igt_assert_eq(pthread_create(&tq, NULL, held_read, &queued), 0);
+	waiting = wait_for_value(edu_dma_waiting, NULL, 1);
+	igt_assert_eq(pthread_create(&tm, NULL, bg_move, &move), 0);
+	moved_held = wait_for_value(bg_move_done, &move, 1);
+	/* the move did not get through by the engine's release */
+	held_then = edu_held_dma(NULL);
+	igt_assert(edu_write_str(EDU_HOLD_DMA, "0"));
+	igt_assert_eq(pthread_join(th, NULL), 0);
+	igt_assert_eq(pthread_join(tq, NULL), 0);
+	igt_assert_eq(pthread_join(tm, NULL), 0);
+	after = vgem_p2p_info(vfd, h);
+	s1 = edu_mr_stats(fd, queued.key);
+
+	igt_info("engine held %ld (%ld after the move), queued %ld; move done while held %ld (ret %d); offset %#llx -> %#llx; invalidations +%llu\n",
+		 held, held_then, waiting, moved_held, move.ret,
+		 (unsigned long long)before.vram_offset,
+		 (unsigned long long)after.vram_offset,
+		 (unsigned long long)(s1.stats.invalidations -
+				      s0.stats.invalidations));
+	igt_assert_eq(held, 1);
+	igt_assert_eq(held_then, 1);
+	igt_assert_eq(waiting, 1);
+	/* the exporter's invalidation did not wait for the engine */
+	igt_assert_eq(moved_held, 1);
+	igt_assert_eq(move.ret, 0);
+	igt_assert(after.moves > before.moves);
+	igt_assert(s1.stats.invalidations > s0.stats.invalidations);
+	/* both reads ran once the engine was free, with their own bytes */
+	igt_assert_eq(holder.ret, 0);
+	igt_assert(!memcmp(holder.buf, ref_anon, size));
+	igt_assert_eq(queued.ret, 0);
+	igt_assert(!memcmp(queued.buf, ref, size));
+
+	igt_assert_eq(edu_dereg_err(fd, holder.key), 0);
+	igt_assert_eq(edu_dereg_err(fd, queued.key), 0);
+	munmap(anon, size);
+	munmap(p, size);
+	gem_close(vfd, h);
+	free(holder.buf);
+	free(queued.buf);
+}
+
 /* The device address of a registration's first page, 0 if unmapped */
 static uint64_t edu_mr_dma_addr0(uint32_t key)
 {
@@ -1120,6 +1283,10 @@ igt_main
 	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (hold_before_check): in that window edu_nic0 has no more DMA-API mappings than before the walk and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went.");
 	igt_subtest("move-before-check")
 		test_move_before_check(vfd, fd);
+
+	igt_describe("One registration's transfer holds edu_nic0's engine (hold_dma) while another's, over a VRAM object, queues for it: the exporter's move of that object completes while the engine is still held (its invalidation waits for no other registration's commands), and the queued read then reads the object where it went.");
+	igt_subtest("move-while-queued")
+		test_move_while_queued(vfd, fd);
 
 	igt_describe("Under an IOMMU, between edu_nic's walk and its sequence check (hold_before_check) no IOVA of edu_nic0 translates into the object's VRAM (a scan of its IOVA window), before and after a move in that window, and a raw DMA at the IOVA the region had faults (IOMMU fault logged); the retry maps the object where it went.");
 	igt_subtest("stale-iova-faults")

@@ -296,6 +296,8 @@ static void test_edu_debugfs(int efd)
 	CHECK(errors);
 	CHECK(nr_mrs);
 #undef CHECK
+	/* a gauge: nothing is queued for the engine now */
+	igt_assert_eq_u64(field(text, "dma_waiting"), 0);
 	igt_assert(strstr(text, s.caps & EDU_NIC_CAP_IOMMU ?
 			  "iommu translated" : "iommu none"));
 	free(text);

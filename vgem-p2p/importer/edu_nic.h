@@ -3,8 +3,12 @@
  * edu_nic: a simulated NIC on QEMU's edu device. Internal definitions.
  *
  * Lock order, outermost first:
- *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > dma_resv of a dma-buf >
- *   edu_nic_mr.lock > edu_nic.dma_lock
+ *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic.dma_lock >
+ *   dma_resv of a dma-buf > edu_nic_mr.lock
+ * A transfer takes the engine (dma_lock) before it locks the mirror, and
+ * locks it only around each command that uses its address: an
+ * invalidation waits for that command, never for the shared engine's
+ * queue.
  * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
  * ioremap) or faults on user memory while holding it or anything inside
@@ -17,7 +21,7 @@
  * A dma-buf registration's mapping is made and dropped under the
  * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
  * the exporter calls with it held, possibly from inside its own locks),
- * and its DMA runs under it: so a DMA never overlaps a move. mr->lock
+ * and each DMA command runs under it: so a DMA never overlaps a move. mr->lock
  * only guards its state and counters there; nothing calls the exporter
  * under it.
  */
@@ -96,7 +100,8 @@ struct edu_nic_dev_counters {
  * @misc: the character device.
  * @name: "edu_nic<id>".
  * @kref: the device outlives its unbinding while files are open.
- * @dma_lock: serializes the DMA engine: one command at a time.
+ * @dma_lock: serializes the DMA engine: one transfer at a time.
+ * @dma_waiting: transfers queued for @dma_lock (debugfs).
  * @dma_done: completed by the interrupt handler at the end of a command.
  * @bounce: coherent page the engine copies the edu buffer to and from.
  * @bounce_dma: its DMA address.
@@ -122,6 +127,7 @@ struct edu_nic {
 	struct kref kref;
 
 	struct mutex dma_lock;		/* the engine, @bounce, @dead */
+	atomic_t dma_waiting;
 	struct completion dma_done;
 	void *bounce;
 	dma_addr_t bounce_dma;
@@ -197,9 +203,10 @@ enum edu_nic_mr_kind {
  *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
  *	taken by the notifier, so holding it may sleep and allocate.
  * @lock: protects the mirror: @valid, @writable, @pfns, @dma_addrs,
- *	@p2p_leases, @stats. Held across every DMA to the mirror's addresses,
- *	so that the invalidate callback, which takes it, waits for in-flight
- *	DMA before it tears the mirror down.
+ *	@p2p_leases, @stats. Held across every DMA command to the mirror's
+ *	addresses, so that the invalidate callback, which takes it, waits
+ *	for the command in flight before it tears the mirror down; and only
+ *	across the command, with the engine already taken.
  * @valid: the mirror is installed: @pfns and @dma_addrs may be used.
  * @writable: ... and was faulted for writing.
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
@@ -253,6 +260,22 @@ struct edu_nic_mr {
 	struct sg_table *sgt;
 };
 
+/**
+ * struct edu_nic_dma_target - the bus address a transfer reads or writes
+ * @addr: the address, if @lock is NULL (it needs no lock: raw DMA).
+ * @lock: called with the engine held before each command that uses the
+ *	address: stores the address of byte @off of the transfer in *@addr
+ *	and returns 0, holding what keeps it valid until @unlock; or returns
+ *	-EAGAIN if it went away, which ends the transfer.
+ * @unlock: called once that command has finished.
+ */
+struct edu_nic_dma_target {
+	dma_addr_t addr;
+	int (*lock)(struct edu_nic_dma_target *t, size_t off,
+		    dma_addr_t *addr);
+	void (*unlock)(struct edu_nic_dma_target *t);
+};
+
 /* edu_nic_drv.c */
 void edu_nic_put(struct edu_nic *nic);
 
@@ -267,10 +290,11 @@ void edu_nic_mr_hold_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);
 void edu_nic_dma_fini(struct edu_nic *nic);
 void edu_nic_dma_kill(struct edu_nic *nic);
-int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
-			 size_t len, bool check_poison);
-int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
-		       size_t len);
+void edu_nic_dma_hold_init(struct dentry *root);
+int edu_nic_dma_from_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
+			 void *buf, size_t len, bool check_poison);
+int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
+		       const void *buf, size_t len);
 
 /* edu_nic_mr.c */
 void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
@@ -306,6 +330,7 @@ void edu_nic_mr_kill_all(struct edu_nic *nic);
 struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 					 const struct edu_nic_reg_dmabuf *req);
 int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr);
+int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr);
 void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr);
 void edu_nic_dmabuf_kill(struct edu_nic_mr *mr);
 void edu_nic_dmabuf_release(struct edu_nic_mr *mr);

@@ -5,8 +5,9 @@
  * while a region of user memory is mirrored, its first page's device
  * address (dma_addr0), .../iovas the device's IOMMU mappings where its
  * IOVAs are allocated, as runs.
- * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout (fault
- * injection) and hold_before_check, with its count held_before_check.
+ * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout and
+ * fail_dma_irq_late (fault injection), hold_before_check and hold_dma,
+ * with their counts held_before_check and held_dma.
  */
 #include <linux/debugfs.h>
 #include <linux/iommu.h>
@@ -79,6 +80,8 @@ static int edu_nic_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dma_mask %#llx\n", dma_get_mask(&nic->pdev->dev));
 	edu_nic_show_stats(m, "", &s);
 	seq_printf(m, "nr_mrs %llu\n", s.nr_mrs);
+	/* Not a counter: transfers queued for the engine right now */
+	seq_printf(m, "dma_waiting %d\n", atomic_read(&nic->dma_waiting));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(edu_nic_stats);
@@ -179,6 +182,7 @@ void edu_nic_debugfs_module_init(void)
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	edu_nic_dma_fault_init(edu_nic_debugfs_root);
 	edu_nic_mr_hold_init(edu_nic_debugfs_root);
+	edu_nic_dma_hold_init(edu_nic_debugfs_root);
 }
 
 /** edu_nic_debugfs_module_exit - remove it */

@@ -86,6 +86,54 @@ void edu_nic_dma_fault_init(struct dentry *root)
 }
 #endif
 
+/*
+ * Test knob: while <debugfs>/edu_nic/hold_dma is set, every transfer waits
+ * here once it holds the engine, before its first command; held_dma
+ * counts the transfers waiting. The window in which one registration's
+ * transfer holds the shared engine and the others queue for it.
+ */
+static u32 edu_nic_dma_hold_on;
+static atomic_t edu_nic_dma_held = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(edu_nic_dma_hold_wq);
+
+static void edu_nic_dma_hold(void)
+{
+	if (!READ_ONCE(edu_nic_dma_hold_on))
+		return;
+	atomic_inc(&edu_nic_dma_held);
+	/* a fatal signal ends the wait; the commands then run as always */
+	wait_event_killable(edu_nic_dma_hold_wq,
+			    !READ_ONCE(edu_nic_dma_hold_on));
+	atomic_dec(&edu_nic_dma_held);
+}
+
+static int edu_nic_dma_hold_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(edu_nic_dma_hold_on);
+	return 0;
+}
+
+static int edu_nic_dma_hold_set(void *data, u64 val)
+{
+	WRITE_ONCE(edu_nic_dma_hold_on, !!val);
+	if (!val)
+		wake_up_all(&edu_nic_dma_hold_wq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_dma_hold_fops, edu_nic_dma_hold_get,
+			 edu_nic_dma_hold_set, "%llu\n");
+
+/**
+ * edu_nic_dma_hold_init - create the hold_dma knob and its count
+ * @root: <debugfs>/edu_nic
+ */
+void edu_nic_dma_hold_init(struct dentry *root)
+{
+	debugfs_create_file_unsafe("hold_dma", 0600, root, NULL,
+				   &edu_nic_dma_hold_fops);
+	debugfs_create_atomic_t("held_dma", 0400, root, &edu_nic_dma_held);
+}
+
 static irqreturn_t edu_nic_irq(int irq, void *data)
 {
 	struct edu_nic *nic = data;
@@ -207,11 +255,34 @@ static bool edu_nic_still_poisoned(const void *buf, size_t len, u32 poison)
 	return true;
 }
 
-/* One chunk, bus -> edu buffer -> bounce + @off. */
-static int edu_nic_dma_chunk_in(struct edu_nic *nic, dma_addr_t src,
-				size_t off, size_t len, bool check_poison)
+/*
+ * The address of byte @off of @t's transfer, with whatever keeps it valid
+ * held until edu_nic_dma_target_put(): around the one command that uses
+ * it, never while the transfer waits for the engine.
+ */
+static int edu_nic_dma_target_get(struct edu_nic_dma_target *t, size_t off,
+				  dma_addr_t *addr)
+{
+	if (!t->lock) {
+		*addr = t->addr + off;
+		return 0;
+	}
+	return t->lock(t, off, addr);
+}
+
+static void edu_nic_dma_target_put(struct edu_nic_dma_target *t)
+{
+	if (t->unlock)
+		t->unlock(t);
+}
+
+/* One chunk, @t's bus address + @off -> edu buffer -> bounce + @off. */
+static int edu_nic_dma_chunk_in(struct edu_nic *nic,
+				struct edu_nic_dma_target *t, size_t off,
+				size_t len, bool check_poison)
 {
 	u32 poison = 0;
+	dma_addr_t src;
 	int ret;
 
 	lockdep_assert_held(&nic->dma_lock);
@@ -228,7 +299,11 @@ static int edu_nic_dma_chunk_in(struct edu_nic *nic, dma_addr_t src,
 			return ret;
 		memset(nic->bounce + off, 0, len);
 	}
+	ret = edu_nic_dma_target_get(t, off, &src);
+	if (ret)
+		return ret;
 	ret = edu_nic_dma_cmd(nic, src, EDU_BUF_ADDR, len, 0);
+	edu_nic_dma_target_put(t);
 	if (ret)
 		return ret;
 	ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, nic->bounce_dma + off, len,
@@ -241,39 +316,59 @@ static int edu_nic_dma_chunk_in(struct edu_nic *nic, dma_addr_t src,
 	return 0;
 }
 
+/*
+ * Take the engine for one transfer. Counted in dma_waiting while queued
+ * (debugfs), and held at hold_dma once taken: the window in which a
+ * transfer holds the engine and others queue behind it.
+ */
+static int edu_nic_dma_lock(struct edu_nic *nic)
+{
+	atomic_inc(&nic->dma_waiting);
+	mutex_lock(&nic->dma_lock);
+	atomic_dec(&nic->dma_waiting);
+	/* After unbinding, the bounce page is gone too. */
+	if (nic->dead) {
+		mutex_unlock(&nic->dma_lock);
+		return -ENODEV;
+	}
+	edu_nic_dma_hold();
+	return 0;
+}
+
 /**
  * edu_nic_dma_from_bus - read from a bus address with the edu engine
  * @nic: the device
- * @src: bus address as the device sees it (an IOVA behind an IOMMU)
+ * @t: the bus address as the device sees it (an IOVA behind an IOMMU),
+ *	and how to keep it valid while a command uses it
  * @buf: kernel buffer receiving @len bytes
  * @len: 1 to EDU_BUF_SIZE bytes
  * @check_poison: before each command, fill the edu buffer with a random
  *	pattern by DMA, and fail with -EIO if the read left it there: the
  *	device read nothing.
  *
- * Context: process context, may sleep. Callers hold the lock that keeps
- * @src valid (the region's lock) across the call.
- * Return: 0 or a negative errno.
+ * The engine is taken first and @t locked only around each command that
+ * reads it, so that whoever revokes the address (an invalidation) waits
+ * for that command, never for the other transfers queued for the engine.
+ *
+ * Context: process context, may sleep; holding none of @t's locks.
+ * Return: 0 or a negative errno; @t's lock's -EAGAIN (the address went
+ * away between two commands) ends the transfer, for the caller to retry.
  */
-int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
-			 size_t len, bool check_poison)
+int edu_nic_dma_from_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
+			 void *buf, size_t len, bool check_poison)
 {
 	size_t off, n;
-	int ret = 0;
+	int ret;
 
 	if (WARN_ON_ONCE(!len || len > EDU_BUF_SIZE))
 		return -EINVAL;
 
-	mutex_lock(&nic->dma_lock);
-	/* After unbinding, the bounce page is gone too. */
-	if (nic->dead) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
+	ret = edu_nic_dma_lock(nic);
+	if (ret)
+		return ret;
 	for (off = 0; off < len; off += n) {
 		n = min_t(size_t, len - off, EDU_XFER_MAX);
-		ret = edu_nic_dma_chunk_in(nic, src + off, off, n,
-					   check_poison);
+		ret = edu_nic_dma_chunk_in(nic, t, off, n, check_poison);
 		if (ret)
 			break;
 	}
@@ -281,7 +376,6 @@ int edu_nic_dma_from_bus(struct edu_nic *nic, dma_addr_t src, void *buf,
 		memcpy(buf, nic->bounce, len);
 		atomic64_add(len, &nic->stats.device_dma_bytes);
 	}
-out_unlock:
 	mutex_unlock(&nic->dma_lock);
 	return ret;
 }
@@ -289,27 +383,26 @@ out_unlock:
 /**
  * edu_nic_dma_to_bus - write to a bus address with the edu engine
  * @nic: the device
- * @dst: bus address as the device sees it
+ * @t: the bus address, as for edu_nic_dma_from_bus()
  * @buf: @len bytes to write
  * @len: 1 to EDU_BUF_SIZE bytes
  *
  * Context: as edu_nic_dma_from_bus().
- * Return: 0 or a negative errno.
+ * Return: as edu_nic_dma_from_bus().
  */
-int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
-		       size_t len)
+int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
+		       const void *buf, size_t len)
 {
+	dma_addr_t dst;
 	size_t off, n;
-	int ret = 0;
+	int ret;
 
 	if (WARN_ON_ONCE(!len || len > EDU_BUF_SIZE))
 		return -EINVAL;
 
-	mutex_lock(&nic->dma_lock);
-	if (nic->dead) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
+	ret = edu_nic_dma_lock(nic);
+	if (ret)
+		return ret;
 	memcpy(nic->bounce, buf, len);
 	for (off = 0; off < len; off += n) {
 		n = min_t(size_t, len - off, EDU_XFER_MAX);
@@ -317,14 +410,17 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, dma_addr_t dst, const void *buf,
 				      n, 0);
 		if (ret)
 			break;
-		ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, dst + off, n,
+		ret = edu_nic_dma_target_get(t, off, &dst);
+		if (ret)
+			break;
+		ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, dst, n,
 				      EDU_DMA_CMD_TO_PCI);
+		edu_nic_dma_target_put(t);
 		if (ret)
 			break;
 	}
 	if (!ret)
 		atomic64_add(len, &nic->stats.device_dma_bytes);
-out_unlock:
 	mutex_unlock(&nic->dma_lock);
 	return ret;
 }

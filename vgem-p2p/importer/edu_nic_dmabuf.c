@@ -191,6 +191,29 @@ int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr)
 }
 
 /**
+ * edu_nic_dmabuf_lock_installed - lock a dma-buf registration's mapping
+ * @mr: the region
+ *
+ * As edu_nic_dmabuf_lock_mirror(), but never maps: the engine is held,
+ * and the exporter is not to be called under it.
+ *
+ * Return: 0 with the dma_resv and mr->lock held, or -EAGAIN (a move
+ * dropped the mapping) with neither held.
+ */
+int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr)
+{
+	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
+
+	dma_resv_lock(resv, NULL);
+	if (!mr->valid) {
+		dma_resv_unlock(resv);
+		return -EAGAIN;
+	}
+	mutex_lock(&mr->lock);
+	return 0;
+}
+
+/**
  * edu_nic_dmabuf_unlock_mirror - undo edu_nic_dmabuf_lock_mirror()
  * @mr: the region
  */

@@ -256,6 +256,7 @@ static int edu_nic_ioctl_dev_stats(struct edu_nic_file *f, void __user *argp)
 static int edu_nic_ioctl_dma_raw(struct edu_nic_file *f, void __user *argp)
 {
 	struct edu_nic *nic = f->nic;
+	struct edu_nic_dma_target target = { };
 	struct edu_nic_dma_raw req;
 	void *buf;
 	u64 page;
@@ -274,7 +275,9 @@ static int edu_nic_ioctl_dma_raw(struct edu_nic_file *f, void __user *argp)
 	if (!buf)
 		return -ENOMEM;
 
-	ret = edu_nic_dma_from_bus(nic, req.bus_addr, buf, req.length, true);
+	/* Nothing keeps a raw address valid: that is the point of it. */
+	target.addr = req.bus_addr;
+	ret = edu_nic_dma_from_bus(nic, &target, buf, req.length, true);
 	if (ret)
 		goto out_free;
 

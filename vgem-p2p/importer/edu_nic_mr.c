@@ -1,3 +1,11 @@
+/*
+ * mr->p2p_runs[i] of a page that heads a run of BAR we mapped: the run's
+ * length, and this bit if dma_map_resource() made it (an IOVA to give
+ * back) rather than it being a bus address. Only heads are ever written
+ * or read: a page outside every run is in mr->sysmem.
+ */
+#define EDU_NIC_RUN_IOVA	BIT(31)
+
 // SPDX-License-Identifier: GPL-2.0
 /*
  * edu_nic: memory registrations and their mirrors.
@@ -51,14 +59,6 @@ enum dma_data_direction edu_nic_mr_dir(bool writable)
 {
 	return writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
-
-/*
- * mr->p2p_runs[i] of a page that heads a run of BAR we mapped: the run's
- * length, and this bit if dma_map_resource() made it (an IOVA to give
- * back) rather than it being a bus address. Only heads are ever written
- * or read: a page outside every run is in mr->sysmem.
- */
-#define EDU_NIC_RUN_IOVA	BIT(31)
 
 /*
  * Map pages [@i, @i + @n) of another driver's device memory, contiguous in
@@ -533,23 +533,54 @@ static bool edu_nic_mr_page_synced(struct edu_nic_mr *mr, unsigned long i)
 	return test_bit(i, mr->sysmem);
 }
 
-/* One page or less with the edu engine. */
-static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
-				  unsigned long pgoff, void *buf, size_t len,
-				  bool write)
+/*
+ * Lock the mirror if it is installed (writable if @write), without
+ * faulting it in: what a DMA command needs once the engine is ours, where
+ * an exporter must not be called. -EAGAIN if an invalidation came first.
+ */
+static int edu_nic_mr_lock_installed(struct edu_nic_mr *mr, bool write)
 {
-	struct device *dev = &mr->nic->pdev->dev;
-	enum dma_data_direction dir;
-	dma_addr_t addr;
+	if (mr->kind == EDU_NIC_KIND_DMABUF)
+		return edu_nic_dmabuf_lock_installed(mr);
+	mutex_lock(&mr->lock);
+	if (mr->valid && (mr->writable || !write))
+		return 0;
+	mutex_unlock(&mr->lock);
+	return -EAGAIN;
+}
+
+/*
+ * struct edu_nic_mr_page_target - a page of the mirror as the engine's
+ * target: locked around each command that uses its address
+ * @base: what the engine calls
+ * @mr: the region
+ * @i: the page
+ * @pgoff: where in it the transfer starts
+ * @write: the device writes it
+ * @sync: set by the lock: the page is system memory, synced around the
+ *	command
+ */
+struct edu_nic_mr_page_target {
+	struct edu_nic_dma_target base;
+	struct edu_nic_mr *mr;
+	unsigned long i;
+	unsigned long pgoff;
+	bool write;
 	bool sync;
+};
+
+static int edu_nic_mr_page_lock(struct edu_nic_dma_target *t, size_t off,
+				dma_addr_t *addr)
+{
+	struct edu_nic_mr_page_target *pt =
+		container_of(t, struct edu_nic_mr_page_target, base);
+	struct edu_nic_mr *mr = pt->mr;
 	int ret;
 
-	ret = edu_nic_mr_lock_mirror(mr, write);
+	ret = edu_nic_mr_lock_installed(mr, pt->write);
 	if (ret)
 		return ret;
-
-	addr = mr->dma_addrs[i] + pgoff;
-	sync = edu_nic_mr_page_synced(mr, i);
+	pt->sync = edu_nic_mr_page_synced(mr, pt->i);
 	/*
 	 * Sync with the direction the page was mapped with, as the DMA API
 	 * requires: with two registrations over one page, DMA-API debugging
@@ -557,22 +588,71 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 	 * memory that was never mapped. The whole page, before a write too:
 	 * the sync after it copies the whole page back.
 	 */
-	dir = edu_nic_mr_dir(mr->writable);
-	if (sync)
-		dma_sync_single_for_device(dev, mr->dma_addrs[i], PAGE_SIZE,
-					   dir);
-	if (write)
-		ret = edu_nic_dma_to_bus(mr->nic, addr, buf, len);
-	else
-		ret = edu_nic_dma_from_bus(mr->nic, addr, buf, len, false);
-	if (sync && write)
-		dma_sync_single_for_cpu(dev, mr->dma_addrs[i], PAGE_SIZE, dir);
-	/* The device-wide count is kept by the engine, which sees all DMA */
-	if (!ret)
-		mr->stats.device_dma_bytes += len;
+	if (pt->sync)
+		dma_sync_single_for_device(&mr->nic->pdev->dev,
+					   mr->dma_addrs[pt->i], PAGE_SIZE,
+					   edu_nic_mr_dir(mr->writable));
+	*addr = mr->dma_addrs[pt->i] + pt->pgoff + off;
+	return 0;
+}
 
+static void edu_nic_mr_page_unlock(struct edu_nic_dma_target *t)
+{
+	struct edu_nic_mr_page_target *pt =
+		container_of(t, struct edu_nic_mr_page_target, base);
+	struct edu_nic_mr *mr = pt->mr;
+
+	if (pt->sync && pt->write)
+		dma_sync_single_for_cpu(&mr->nic->pdev->dev,
+					mr->dma_addrs[pt->i], PAGE_SIZE,
+					edu_nic_mr_dir(mr->writable));
 	edu_nic_mr_unlock_mirror(mr);
-	return ret;
+}
+
+/*
+ * One page or less with the edu engine. The mirror is faulted in first,
+ * then the engine taken, and the mirror locked only around the commands
+ * that use the page's address (struct edu_nic_mr_page_target): a
+ * registration queued for the shared engine holds nothing an
+ * invalidation waits for. An invalidation between two of the page's
+ * commands ends the transfer with -EAGAIN; it is then made again, whole,
+ * on the new mirror.
+ */
+static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
+				  unsigned long pgoff, void *buf, size_t len,
+				  bool write)
+{
+	struct edu_nic_mr_page_target pt = {
+		.base = {
+			.lock = edu_nic_mr_page_lock,
+			.unlock = edu_nic_mr_page_unlock,
+		},
+		.mr = mr,
+		.i = i,
+		.pgoff = pgoff,
+		.write = write,
+	};
+	int ret;
+
+	do {
+		ret = edu_nic_mr_lock_mirror(mr, write);
+		if (ret)
+			return ret;
+		edu_nic_mr_unlock_mirror(mr);
+		if (write)
+			ret = edu_nic_dma_to_bus(mr->nic, &pt.base, buf, len);
+		else
+			ret = edu_nic_dma_from_bus(mr->nic, &pt.base, buf, len,
+						   false);
+	} while (ret == -EAGAIN);
+	if (ret)
+		return ret;
+
+	/* The device-wide count is kept by the engine, which sees all DMA */
+	mutex_lock(&mr->lock);
+	mr->stats.device_dma_bytes += len;
+	mutex_unlock(&mr->lock);
+	return 0;
 }
 
 /* Pages copied per hold of the mirror lock: bounds invalidation latency */
@@ -984,8 +1064,7 @@ static void edu_nic_mr_lock_init(struct mutex *lock)
  * pressure) would go unreported. Record reclaim -> mr->lock once, at
  * module load, as dma_resv_lockdep() and i915_gem_shrinker_taints_mutex()
  * do for their locks: from then on any GFP_KERNEL allocation under
- * mr->lock, or anything nested inside it (edu_nic.dma_lock), is reported
- * at once. The mmu notifier's own lockdep map
+ * mr->lock is reported at once. The mmu notifier's own lockdep map
  * (__mmu_notifier_invalidate_range_start_map, which dma_resv_lockdep()
  * also primes) is not exported to modules in 6.1, so that edge is left
  * to the invalidations the tests cause.
