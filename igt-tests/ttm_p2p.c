@@ -281,6 +281,114 @@ static void evicted_shared(void)
 	close(fd);
 }
 
+/*
+ * The sysfs directory of the switch above the PCI device @dev_link names:
+ * its upstream port, the grandparent of the device. Empty where the
+ * device sits on a root port (its grandparent is the host bridge).
+ */
+static void pci_switch_of(const char *dev_link, char *out, size_t len)
+{
+	char real[PATH_MAX], *slash;
+	int up;
+
+	igt_assert_f(realpath(dev_link, real), "%s\n", dev_link);
+	for (up = 0; up < 2; up++) {
+		slash = strrchr(real, '/');
+		igt_assert(slash);
+		*slash = 0;
+	}
+	slash = strrchr(real, '/');
+	if (!strncmp(slash + 1, "pci", 3))
+		real[0] = 0;
+	snprintf(out, len, "%s", real);
+}
+
+/* The first edu_nic behind the same switch as bochs' card @minor, or -1 */
+static int edu_beside_bochs(int minor)
+{
+	char link[64], sw[PATH_MAX], esw[PATH_MAX];
+	int n;
+
+	snprintf(link, sizeof(link), "/sys/class/drm/card%d/device", minor);
+	pci_switch_of(link, sw, sizeof(sw));
+	if (!sw[0])
+		return -1;
+	for (n = 0; n < 8; n++) {
+		snprintf(link, sizeof(link), "/sys/class/misc/edu_nic%d/device",
+			 n);
+		if (access(link, F_OK))
+			break;
+		pci_switch_of(link, esw, sizeof(esw));
+		if (!strcmp(sw, esw))
+			return n;
+	}
+	return -1;
+}
+
+/*
+ * An edu behind bochs' switch maps bochs' VRAM by bus address: the switch
+ * routes it, and under an IOMMU it never reaches the IOMMU. The bulk mode
+ * (CPU copies through the device's addresses) must read such an address
+ * as the bus does, not through the IOMMU's tables, where it has no
+ * translation. On QEMU the vIOMMU translates even switch-local DMA, so
+ * there the device mode is run only without an IOMMU.
+ */
+static void bus_address_bulk(void)
+{
+	int minor, fd = ttm_p2p_open(&minor), n = edu_beside_bochs(minor);
+	char page[EDU_PAGE], *buf;
+	struct ttm_p2p_scanout so;
+	struct edu_nic_mr_stats s;
+	struct ttm_p2p_bo bo;
+	uint32_t seed = getpid() << 8, key;
+	uint64_t npages;
+	bool iommu;
+	int nic;
+
+	igt_require_f(n >= 0, "no edu behind bochs' switch here\n");
+	nic = edu_open_nth(n);
+	iommu = edu_dev_stats(nic).caps & EDU_NIC_CAP_IOMMU;
+	igt_info("edu_nic%d shares bochs' switch, iommu %d\n", n, iommu);
+
+	bo = ttm_p2p_dumb(fd, 1024, 768);
+	npages = bo.size / EDU_PAGE;
+	ttm_p2p_fill(bo.map, bo.size, seed);
+	so = ttm_p2p_scan_out(fd, &bo, 1024, 768);
+	igt_assert(ttm_p2p_in_vram(minor, seed, 0));
+
+	key = edu_reg(nic, bo.map, bo.size, RW, EDU_NIC_REG_MR_PREFETCH);
+	s = edu_mr_stats(nic, key);
+	igt_assert_eq_u64(s.stats.pages_bus, npages);
+	igt_assert_eq_u64(s.stats.pages_iova, 0);
+
+	buf = malloc(bo.size);
+	igt_assert(buf);
+	edu_dma(nic, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0, bo.size,
+		buf);
+	igt_assert(!memcmp(buf, bo.map, bo.size));
+
+	p2p_fill(page, sizeof(page), seed + 1);
+	snprintf(page, 32, "ttm_p2p:%08x:%06lx", seed + 1, 5ul);
+	edu_dma(nic, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 5 * EDU_PAGE,
+		EDU_PAGE, page);
+	igt_assert(!memcmp(bo.map + 5 * EDU_PAGE, page, EDU_PAGE));
+	igt_assert(ttm_p2p_in_vram(minor, seed + 1, 5));
+
+	if (!iommu)
+		ttm_p2p_check_read(nic, key, bo.map, 77 * EDU_PAGE);
+	/* one mirroring, no error */
+	s = edu_mr_stats(nic, key);
+	igt_assert_eq_u64(s.stats.faults, 1);
+	igt_assert_eq_u64(s.stats.errors, 0);
+
+	igt_assert_eq(edu_dereg_err(nic, key), 0);
+	free(buf);
+	ttm_p2p_scan_out_off(fd, &so);
+	ttm_p2p_dumb_free(fd, &bo);
+	close(nic);
+	close(fd);
+}
+
 /* The bochs device's PCI address, for its driver's bind/unbind files */
 static void ttm_p2p_bdf(int minor, char *bdf, size_t len)
 {
@@ -358,6 +466,10 @@ igt_main
 	igt_describe("Two registrations of a scanout buffer, evicted by a VRAM-sized scanout: each re-mirrors the system pages TTM's eviction populated, DMA in both modes.");
 	igt_subtest("evicted-shared")
 		evicted_shared();
+
+	igt_describe("An edu behind bochs' switch maps a scanout buffer by bus address, with or without an IOMMU, and the bulk mode reads and writes it through them (as the bus resolves them, not through the IOMMU); device DMA too where no IOMMU is on. Skips where no edu shares bochs' switch.");
+	igt_subtest("bus-address-bulk")
+		bus_address_bulk();
 
 	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly; bochs binds again. Runs on every topology with bochs, split included.");
 	igt_subtest("unbind-live")

@@ -214,11 +214,21 @@ enum edu_nic_mr_kind {
  * @dma_addrs: per page, the address the device uses, which we mapped
  *	after the sequence check: pci_p2pdma_map_resource() for
  *	HMM_PFN_P2PDMA entries (BAR runs), dma_map_page() for the others.
+ * @p2p_runs: per page heading a BAR run we mapped with
+ *	pci_p2pdma_map_resource(), the run's length in pages. Only heads are
+ *	written or read: a page outside every run is in @sysmem.
  * @p2p_leases: the leases the installed mirror holds (struct p2p_lease).
  * @sysmem: per page, the device's address reaches system RAM: each DMA
  *	syncs it, and the bulk mode copies through the kernel mapping. Set
  *	when the mirror is installed (for a dma-buf, classified once per
  *	physically contiguous run).
+ * @bus_addr: per page, the device's address is a PCI bus address
+ *	(PCI_P2PDMA_MAP_BUS_ADDR: a switch routes it, no IOMMU translates
+ *	it), not an IOVA or an untranslated address of the DMA API. Set
+ *	when the mirror is installed, by map type. Never for a dma-buf: its
+ *	sg table does not say which addresses a switch routes (6.1 has no
+ *	SG_DMA_BUS_ADDRESS), and vgem_p2p maps an importer an IOMMU
+ *	translates with dma_map_resource().
  * @win: the bulk mode's CPU mapping of one BAR run of the mirror, under
  *	@op_lock; see struct edu_nic_io_window.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
@@ -248,9 +258,10 @@ struct edu_nic_mr {
 	unsigned long *pfns;
 	struct p2pdma_provider **providers;	/* hmm_range_fault() output */
 	dma_addr_t *dma_addrs;
-	u32 *p2p_runs;			/* edu_nic_mr_map_p2p()'s, by head */
+	u32 *p2p_runs;
 	struct list_head p2p_leases;
 	unsigned long *sysmem;
+	unsigned long *bus_addr;
 	struct edu_nic_stats stats;
 
 	struct edu_nic_io_window win;

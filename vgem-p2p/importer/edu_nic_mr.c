@@ -1,11 +1,3 @@
-/*
- * mr->p2p_runs[i] of a page that heads a run of BAR we mapped: the run's
- * length, and this bit if dma_map_resource() made it (an IOVA to give
- * back) rather than it being a bus address. Only heads are ever written
- * or read: a page outside every run is in mr->sysmem.
- */
-#define EDU_NIC_RUN_IOVA	BIT(31)
-
 // SPDX-License-Identifier: GPL-2.0
 /*
  * edu_nic: memory registrations and their mirrors.
@@ -84,11 +76,11 @@ static int edu_nic_mr_map_p2p(struct edu_nic_mr *mr, unsigned long i,
 	for (k = 0; k < n; k++)
 		mr->dma_addrs[i + k] = addr + (k << PAGE_SHIFT);
 	mr->p2p_runs[i] = n;
-	if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE) {
-		mr->p2p_runs[i] |= EDU_NIC_RUN_IOVA;
-		edu_nic_mr_count(mr, pages_iova, n);
-	} else {
+	if (type == PCI_P2PDMA_MAP_BUS_ADDR) {
+		bitmap_set(mr->bus_addr, i, n);
 		edu_nic_mr_count(mr, pages_bus, n);
+	} else {
+		edu_nic_mr_count(mr, pages_iova, n);
 	}
 	return 0;
 }
@@ -99,7 +91,7 @@ static unsigned long edu_nic_mr_p2p_run(struct edu_nic_mr *mr,
 {
 	unsigned long pfn = mr->pfns[i] & ~HMM_PFN_FLAGS, n;
 
-	for (n = 1; i + n < mr->npages && n < EDU_NIC_RUN_IOVA; n++) {
+	for (n = 1; i + n < mr->npages && n < U32_MAX; n++) {
 		unsigned long entry = mr->pfns[i + n];
 
 		if (!(entry & HMM_PFN_P2PDMA) ||
@@ -121,22 +113,19 @@ static void edu_nic_mr_unmap_own(struct edu_nic_mr *mr, unsigned long end,
 	unsigned long i = 0;
 
 	while (i < end) {
-		u32 run;
-
 		if (test_bit(i, mr->sysmem)) {
 			dma_unmap_page_attrs(dev, mr->dma_addrs[i], PAGE_SIZE,
 					     dir, EDU_NIC_MAP_ATTRS);
 			i++;
 			continue;
 		}
-		run = mr->p2p_runs[i];
-		pci_p2pdma_unmap_resource(dev, run & EDU_NIC_RUN_IOVA ?
-					  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
-					  PCI_P2PDMA_MAP_BUS_ADDR,
+		pci_p2pdma_unmap_resource(dev, test_bit(i, mr->bus_addr) ?
+					  PCI_P2PDMA_MAP_BUS_ADDR :
+					  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE,
 					  mr->dma_addrs[i],
-					  (run & ~EDU_NIC_RUN_IOVA) << PAGE_SHIFT,
+					  (size_t)mr->p2p_runs[i] << PAGE_SHIFT,
 					  dir);
-		i += run & ~EDU_NIC_RUN_IOVA;
+		i += mr->p2p_runs[i];
 	}
 }
 
@@ -191,10 +180,16 @@ static const struct mmu_interval_notifier_ops edu_nic_mr_notifier_ops = {
 	.invalidate = edu_nic_mr_invalidate,
 };
 
-/* Page @i's physical address; @domain: edu_nic_dma_domain() */
+/*
+ * The physical address page @i's DMA reaches; @domain: edu_nic_dma_domain().
+ * A bus address a switch routes never reaches the IOMMU, whatever
+ * translates the device's other DMA: resolve it as the bus sees it.
+ */
 static phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr,
 				   struct iommu_domain *domain, unsigned long i)
 {
+	if (test_bit(i, mr->bus_addr))
+		domain = NULL;
 	return edu_nic_domain_to_phys(domain, mr->dma_addrs[i]) & PAGE_MASK;
 }
 
@@ -264,6 +259,7 @@ static int edu_nic_mr_install_locked(struct edu_nic_mr *mr,
 	lockdep_assert_held(&mr->lock);
 
 	bitmap_zero(mr->sysmem, mr->npages);
+	bitmap_zero(mr->bus_addr, mr->npages);
 	for (i = 0; i < mr->npages; i++) {
 		unsigned long entry = mr->pfns[i];
 		dma_addr_t addr;
@@ -1144,8 +1140,14 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 			      GFP_KERNEL);
 	if (!mr->sysmem)
 		goto err_free_dma_addrs;
+	mr->bus_addr = kvcalloc(BITS_TO_LONGS(mr->npages), sizeof(long),
+				GFP_KERNEL);
+	if (!mr->bus_addr)
+		goto err_free_sysmem;
 	return mr;
 
+err_free_sysmem:
+	kvfree(mr->sysmem);
 err_free_dma_addrs:
 	kvfree(mr->dma_addrs);
 err_free_pfns:
@@ -1167,6 +1169,7 @@ void edu_nic_mr_free(struct edu_nic_mr *mr)
 	mutex_destroy(&mr->op_lock);
 	if (mr->win.io)
 		iounmap(mr->win.io);
+	kvfree(mr->bus_addr);
 	kvfree(mr->sysmem);
 	kvfree(mr->dma_addrs);
 	kvfree(mr->p2p_runs);
