@@ -5,7 +5,7 @@
  * the objects' registrations and checking every page against its
  * object's pattern, commanded through a shared page; the checks that
  * any child died or failed; and bench_scale(), the run: lay the objects
- * out, fork, compact, then map-*.
+ * out, fork, compact, then map-*, then info-*.
  *
  * The streamers are parked during the map part, and while the objects
  * are laid out, so that they neither compete for the CPUs there nor
@@ -108,10 +108,16 @@ static int scale_streamer(struct scale_ctx *s, unsigned int k)
 			usleep(1000);
 			continue;
 		}
-		mr = &mrs[iter % n];
-		pg = (iter / n * 7 + k) % npages;
+		if (LOAD(sh->stream_device)) {
+			mr = &mrs[0];
+			pg = (iter * 7 + k) % npages;
+		} else {
+			mr = &mrs[iter % n];
+			pg = (iter / n * 7 + k) % npages;
+		}
 		iter++;
 		ret = vp2p_dma(ifd, mr->key, EDU_NIC_DMA_FROM_MR,
+			       LOAD(sh->stream_device) ? EDU_NIC_MODE_DEVICE :
 			       EDU_NIC_MODE_BULK, pg * BENCH_PAGE, buf,
 			       BENCH_PAGE);
 		/* gave up waiting for a move to end: contention, try again */
@@ -376,6 +382,8 @@ int bench_scale(struct bench *b)
 		ret = scale_wait_vram(&s, s.nobjs * s.obj_size);
 	if (!ret)
 		ret = scale_map(&s, move_size);
+	if (!ret)
+		ret = scale_queue(&s);
 
 	for (k = 0; k < s.procs; k++) {
 		reads += LOAD(s.sh->reads[k]);

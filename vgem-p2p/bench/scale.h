@@ -8,6 +8,10 @@
  *    importer processes stream DMA reads from the objects it slides.
  *  - map-* (bench_scale_map.c): the cost of a p2p_map of an object that
  *    has nothing to do with a move, with and without a forked mover.
+ *  - info-* (bench_scale_queue.c): the latency of an exporter ioctl on
+ *    an object that has nothing to do with a move, while the streamers
+ *    queue device DMA for the one engine and a mover moves the objects
+ *    they stream.
  *
  * bench_scale.c holds what they share: the forked processes (streamers,
  * and the mover's slots), the shared page that commands them, and the
@@ -44,6 +48,8 @@ struct scale_shm {
 	uint64_t errors[SCALE_MAX_PROCS];
 	uint64_t busy[SCALE_MAX_PROCS];
 	uint64_t bad_obj, bad_page, bad_got;	/* the first data error */
+	/* stream with the engine, from the first registration only */
+	int stream_device;
 	/* mover */
 	int mv_run;
 	int mv_idle;			/* the mover saw mv_run 0, no move on */
@@ -95,5 +101,8 @@ int scale_compact(struct scale_ctx *s, struct vp2p_bo *big);
 
 /* bench_scale_map.c */
 int scale_map(struct scale_ctx *s, uint64_t move_size);
+
+/* bench_scale_queue.c */
+int scale_queue(struct scale_ctx *s);
 
 #endif
