@@ -626,17 +626,6 @@ static void test_exit_during_dma(int fd)
 	igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);
 }
 
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	igt_assert(f);
-	igt_assert_eq(fscanf(f, "%d", &v), 1);
-	fclose(f);
-	return v;
-}
-
 /*
  * A command's interrupt arrives only after the next command started: the
  * wait gave up (fault injection, the wait a timeout would end) and found
@@ -672,7 +661,7 @@ static void test_late_interrupt(int fd)
 			  d0.stats.device_dma_cmds, 4);
 	igt_assert_eq_u64(d1.stats.errors, d0.stats.errors);
 	/* fault_attr counts its injections down: it fired once */
-	igt_assert_eq(read_int(FAIL_IRQ_LATE "/times"), 0);
+	igt_assert_eq(edu_read_int(FAIL_IRQ_LATE "/times"), 0);
 
 	/* and nothing runs a command behind the device afterwards */
 	for (i = 0; i < 4; i++) {

@@ -46,6 +46,18 @@ static inline void edu_debugfs_path(char *path, size_t len, const char *file)
 	snprintf(path, len, "/sys/kernel/debug/edu_nic/%s/%s", bdf, file);
 }
 
+/* The number a sysfs or debugfs file @path holds */
+static inline int edu_read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	igt_assert_f(f, "%s\n", path);
+	igt_assert_eq(fscanf(f, "%d", &v), 1);
+	fclose(f);
+	return v;
+}
+
 /* Write @s to the sysfs or debugfs file @path; false on any failure */
 static inline bool edu_write_str(const char *path, const char *s)
 {

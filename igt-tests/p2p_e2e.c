@@ -707,17 +707,6 @@ static int edu_dma_debug_entries(void)
 	return n;
 }
 
-static int edu_held(void)
-{
-	FILE *f = fopen(EDU_HELD, "r");
-	int n = -1;
-
-	igt_assert(f);
-	igt_assert_eq(fscanf(f, "%d", &n), 1);
-	fclose(f);
-	return n;
-}
-
 static void edu_release_held(int sig)
 {
 	edu_write_str(EDU_HOLD, "0");
@@ -753,7 +742,7 @@ static int start_held_read(struct held_read *r, pthread_t *t)
 	igt_assert(edu_write_str(EDU_HOLD, "1"));
 	igt_assert_eq(pthread_create(t, NULL, held_read, r), 0);
 	for (i = 0; i < 60000 && !held; i++) {
-		held = edu_held();
+		held = edu_read_int(EDU_HELD);
 		if (!held)
 			usleep(1000);
 	}
@@ -839,19 +828,18 @@ static void edu_release_dma(int sig)
 	edu_write_str(EDU_HOLD_DMA, "0");
 }
 
-/* A number in one of edu_nic's debugfs files: "NAME N", or the file's */
+/* The number on the line "NAME N" of the debugfs file @path, or -1 */
 static long edu_debugfs_num(const char *path, const char *name)
 {
+	size_t len = strlen(name);
 	char line[128];
 	long v = -1;
 	FILE *f = fopen(path, "r");
 
 	igt_assert_f(f, "%s\n", path);
 	while (fgets(line, sizeof(line), f))
-		if (!name ? sscanf(line, "%ld", &v) == 1 :
-		    !strncmp(line, name, strlen(name)) &&
-		    line[strlen(name)] == ' ' &&
-		    sscanf(line + strlen(name), "%ld", &v) == 1)
+		if (!strncmp(line, name, len) && line[len] == ' ' &&
+		    sscanf(line + len, "%ld", &v) == 1)
 			break;
 	fclose(f);
 	return v;
@@ -884,7 +872,7 @@ static long wait_for_value(long (*f)(void *), void *arg, long want)
 
 static long edu_held_dma(void *unused)
 {
-	return edu_debugfs_num(EDU_HELD_DMA, NULL);
+	return edu_read_int(EDU_HELD_DMA);
 }
 
 struct bg_move {

@@ -258,6 +258,86 @@ void scale_delta(const struct bench_snap *s0, const struct bench_snap *s1,
 				     s0->v.invalidations;
 }
 
+/*
+ * Set the forked mover going, and return once its first move has begun:
+ * from then on it writes mv_idle only once told to stop.
+ */
+int scale_mover_start(struct scale_ctx *s)
+{
+	struct scale_shm *sh = s->sh;
+	int ret = 0;
+
+	STORE(sh->mv_started, 0);
+	STORE(sh->mv_done, 0);
+	STORE(sh->mv_run, 1);
+	while (!LOAD(sh->mv_started) && !(ret = scale_children_ok(s)))
+		usleep(100);
+	STORE(sh->mv_idle, 0);
+	return ret;
+}
+
+/*
+ * Stop the mover, which may be in one more move: wait until it has seen
+ * the stop. Return: 0, with the moves' durations in @mv and their count
+ * in *@nmv.
+ */
+int scale_mover_stop(struct scale_ctx *s, double *mv, unsigned int *nmv)
+{
+	struct scale_shm *sh = s->sh;
+	unsigned int i;
+	int ret = 0;
+
+	STORE(sh->mv_run, 0);
+	while (!ret && !LOAD(sh->mv_idle)) {
+		usleep(1000);
+		ret = scale_children_ok(s);
+	}
+	*nmv = LOAD(sh->mv_done);
+	for (i = 0; i < *nmv; i++)
+		mv[i] = LOAD(sh->mv_t1[i]) - LOAD(sh->mv_t0[i]);
+	return ret;
+}
+
+/*
+ * The four rows of a part timed idle and during moves (names: idle,
+ * during moves, idle max, max during moves), one value per repetition
+ * each; the "during" rows get their ratio to the idle ones and the
+ * mover's median move.
+ */
+void scale_pair_rows(struct scale_ctx *s, const char *const names[4],
+		     uint64_t size, unsigned int nregs,
+		     const struct scale_pair *rep)
+{
+	struct bench *b = s->b;
+	double ns[b->reps], mv[b->reps];
+	int64_t cnt[b->reps][NR_COUNTERS];
+	struct bench_row *row;
+	unsigned int c, r;
+
+	for (r = 0; r < b->reps; r++)
+		mv[r] = rep[r].move_ns;
+	for (c = 0; c < 4; c++) {
+		for (r = 0; r < b->reps; r++) {
+			const struct scale_pair *x = &rep[r];
+
+			ns[r] = c == 0 ? x->idle_med : c == 1 ? x->move_med :
+				c == 2 ? x->idle_max : x->move_max;
+			memcpy(cnt[r], c % 2 ? x->move_cnt : x->idle_cnt,
+			       sizeof(cnt[r]));
+		}
+		row = bench_row_add(b, BENCH_SCALE, names[c], size, nregs);
+		if (!row)
+			return;
+		row->nobjs = s->nobjs;
+		bench_row_times(row, ns, b->reps, cnt);
+		row->mib_s = 0;
+		if (c % 2) {
+			row->move_ns = bench_median(mv, b->reps);
+			bench_ratio(b, row, names[c - 1]);
+		}
+	}
+}
+
 /* Fork the streamers; each registers its share and reports ready. */
 static int scale_fork(struct scale_ctx *s)
 {

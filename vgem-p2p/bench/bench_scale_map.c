@@ -102,9 +102,8 @@ static int scale_map_once(struct bench *b, void *p, uint64_t *t0,
 }
 
 struct scale_map_rep {
-	double idle_med, idle_max, move_med, move_max, move_ns;
+	struct scale_pair p;
 	unsigned int nmoves;		/* the mover's */
-	int64_t idle_cnt[NR_COUNTERS], move_cnt[NR_COUNTERS];
 	/*
 	 * The slowest registration during moves, against the last move
 	 * that began before it returned: ms from that move's start to the
@@ -145,7 +144,7 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 	int ret, c;
 
 	for (c = 0; c < NR_COUNTERS; c++)
-		out->idle_cnt[c] = out->move_cnt[c] = -1;
+		out->p.idle_cnt[c] = out->p.move_cnt[c] = -1;
 
 	ret = bench_snap(b, &s0);
 	for (n = 0; n < SCALE_IDLE_SAMPLES && !ret; n++) {
@@ -156,22 +155,15 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 		ret = bench_snap(b, &s1);
 	if (ret)
 		return ret;
-	scale_delta(&s0, &s1, out->idle_cnt);
-	out->idle_cnt[CNT_TIMED_REGS] = n;
-	out->idle_cnt[CNT_REGS_IN_MOVE] = 0;
-	out->idle_med = bench_median(lat, n);
-	out->idle_max = bench_max(lat, n);
+	scale_delta(&s0, &s1, out->p.idle_cnt);
+	out->p.idle_cnt[CNT_TIMED_REGS] = n;
+	out->p.idle_cnt[CNT_REGS_IN_MOVE] = 0;
+	out->p.idle_med = bench_median(lat, n);
+	out->p.idle_max = bench_max(lat, n);
 
-	STORE(sh->mv_started, 0);
-	STORE(sh->mv_done, 0);
 	ret = bench_snap(b, &s0);
-	if (ret)
-		return ret;
-	STORE(sh->mv_run, 1);
-	while (!LOAD(sh->mv_started) && !(ret = scale_children_ok(s)))
-		usleep(100);
-	/* From now on the mover writes mv_idle only once told to stop */
-	STORE(sh->mv_idle, 0);
+	if (!ret)
+		ret = scale_mover_start(s);
 	for (n = 0; !ret && LOAD(sh->mv_done) < SCALE_MOVES_PER_REP; ) {
 		if (n == SCALE_MAX_SAMPLES) {
 			usleep(1000);
@@ -183,19 +175,12 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 		if (!ret)
 			ret = scale_children_ok(s);
 	}
-	/* it may be in one more move: wait until it has seen the stop */
-	STORE(sh->mv_run, 0);
-	while (!ret && !LOAD(sh->mv_idle)) {
-		usleep(1000);
-		ret = scale_children_ok(s);
-	}
+	if (!ret)
+		ret = scale_mover_stop(s, mv, &nmv);
 	if (!ret)
 		ret = bench_snap(b, &s1);
 	if (ret)
 		return ret;
-	nmv = LOAD(sh->mv_done);
-	for (i = 0; i < nmv; i++)
-		mv[i] = LOAD(sh->mv_t1[i]) - LOAD(sh->mv_t0[i]);
 	out->slow_ns = -1;
 	for (i = 0, m = 0; i < n; i++) {
 		unsigned int j, nover = 0, last = 0;
@@ -225,50 +210,14 @@ static int scale_map_rep(struct scale_ctx *s, void *p,
 			out->slow_to_vram = LOAD(sh->mv_to_vram[last]);
 		}
 	}
-	scale_delta(&s0, &s1, out->move_cnt);
-	out->move_cnt[CNT_TIMED_REGS] = m;
-	out->move_cnt[CNT_REGS_IN_MOVE] = inside;
-	out->move_med = scale_median_of(lat, m);
-	out->move_max = scale_max_of(lat, m);
-	out->move_ns = nmv ? bench_median(mv, nmv) : -1;
+	scale_delta(&s0, &s1, out->p.move_cnt);
+	out->p.move_cnt[CNT_TIMED_REGS] = m;
+	out->p.move_cnt[CNT_REGS_IN_MOVE] = inside;
+	out->p.move_med = scale_median_of(lat, m);
+	out->p.move_max = scale_max_of(lat, m);
+	out->p.move_ns = nmv ? bench_median(mv, nmv) : -1;
 	out->nmoves = nmv;
 	return 0;
-}
-
-static void scale_map_rows(struct scale_ctx *s, struct scale_map_rep *rep)
-{
-	static const char *const names[4] = {
-		"map-idle", "map-move", "map-idle-max", "map-move-max",
-	};
-	struct bench *b = s->b;
-	double ns[b->reps], mv[b->reps];
-	int64_t cnt[b->reps][NR_COUNTERS];
-	struct bench_row *row;
-	unsigned int c, r;
-
-	for (r = 0; r < b->reps; r++)
-		mv[r] = rep[r].move_ns;
-	for (c = 0; c < 4; c++) {
-		for (r = 0; r < b->reps; r++) {
-			const struct scale_map_rep *x = &rep[r];
-
-			ns[r] = c == 0 ? x->idle_med : c == 1 ? x->move_med :
-				c == 2 ? x->idle_max : x->move_max;
-			memcpy(cnt[r], c % 2 ? x->move_cnt : x->idle_cnt,
-			       sizeof(cnt[r]));
-		}
-		row = bench_row_add(b, BENCH_SCALE, names[c], SCALE_UNRELATED,
-				    1);
-		if (!row)
-			return;
-		row->nobjs = s->nobjs;
-		bench_row_times(row, ns, b->reps, cnt);
-		row->mib_s = 0;
-		if (c % 2) {
-			row->move_ns = bench_median(mv, b->reps);
-			bench_ratio(b, row, names[c - 1]);
-		}
-	}
 }
 
 int scale_map(struct scale_ctx *s, uint64_t move_size)
@@ -340,17 +289,25 @@ int scale_map(struct scale_ctx *s, uint64_t move_size)
 			   rep[i].slow_to_vram ? "VRAM" : "system",
 			   rep[i].slow_move_ms);
 	for (r = 0; r < b->reps && !ret; r++) {
-		if (rep[r].move_cnt[CNT_COMPACTIONS] > 0 ||
-		    rep[r].move_cnt[CNT_MOVES] > rep[r].nmoves) {
+		if (rep[r].p.move_cnt[CNT_COMPACTIONS] > 0 ||
+		    rep[r].p.move_cnt[CNT_MOVES] > rep[r].nmoves) {
 			bench_note(b, "scale: repetition %u: the mover's moves compacted (%lld) or moved other objects (%lld moves): map-move includes that",
 				   r + 1,
-				   (long long)rep[r].move_cnt[CNT_COMPACTIONS],
-				   (long long)rep[r].move_cnt[CNT_MOVES]);
+				   (long long)rep[r].p.move_cnt[CNT_COMPACTIONS],
+				   (long long)rep[r].p.move_cnt[CNT_MOVES]);
 			break;
 		}
 	}
-	if (!ret)
-		scale_map_rows(s, rep);
+	if (!ret) {
+		static const char *const names[4] = {
+			"map-idle", "map-move", "map-idle-max", "map-move-max",
+		};
+		struct scale_pair pairs[b->reps];
+
+		for (r = 0; r < b->reps; r++)
+			pairs[r] = rep[r].p;
+		scale_pair_rows(s, names, SCALE_UNRELATED, 1, pairs);
+	}
 out_big:
 	vp2p_bo_close(b->efd, &big);
 out_unmap:

@@ -102,11 +102,6 @@ static int queue_info_once(struct scale_ctx *s, const struct vp2p_bo *bo,
 	return 0;
 }
 
-struct queue_rep {
-	double idle_med, idle_max, queue_med, queue_max, move_ns;
-	int64_t idle_cnt[NR_COUNTERS], queue_cnt[NR_COUNTERS];
-};
-
 /* Wait until every streamer has read once more than in @since. */
 static int queue_wait_streaming(struct scale_ctx *s, const uint64_t *since)
 {
@@ -125,7 +120,7 @@ static int queue_wait_streaming(struct scale_ctx *s, const uint64_t *since)
 }
 
 static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
-		     struct queue_rep *out)
+		     struct scale_pair *out)
 {
 	static double lat[QUEUE_MAX_SAMPLES];
 	struct scale_shm *sh = s->sh;
@@ -136,7 +131,7 @@ static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 	int ret, c;
 
 	for (c = 0; c < NR_COUNTERS; c++)
-		out->idle_cnt[c] = out->queue_cnt[c] = -1;
+		out->idle_cnt[c] = out->move_cnt[c] = -1;
 
 	ret = bench_snap(s->b, &s0);
 	for (n = 0; n < QUEUE_IDLE_SAMPLES && !ret; n++)
@@ -158,13 +153,7 @@ static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 	if (ret)
 		return ret;
 	scale_reads(s, since, &total, &errors);
-	STORE(sh->mv_started, 0);
-	STORE(sh->mv_done, 0);
-	STORE(sh->mv_run, 1);
-	while (!LOAD(sh->mv_started) && !(ret = scale_children_ok(s)))
-		usleep(100);
-	/* From now on the mover writes mv_idle only once told to stop */
-	STORE(sh->mv_idle, 0);
+	ret = scale_mover_start(s);
 	for (n = 0; !ret && LOAD(sh->mv_done) < QUEUE_MOVES_PER_REP; ) {
 		if (n == QUEUE_MAX_SAMPLES) {
 			usleep(1000);
@@ -175,66 +164,24 @@ static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 		if (!ret)
 			ret = scale_children_ok(s);
 	}
-	STORE(sh->mv_run, 0);
-	while (!ret && !LOAD(sh->mv_idle)) {
-		usleep(1000);
-		ret = scale_children_ok(s);
-	}
+	if (!ret)
+		ret = scale_mover_stop(s, mv, &nmv);
 	if (!ret)
 		ret = scale_park(s);
 	if (!ret)
 		ret = bench_snap(s->b, &s1);
 	if (ret)
 		return ret;
-	nmv = LOAD(sh->mv_done);
-	for (i = 0; i < nmv; i++)
-		mv[i] = LOAD(sh->mv_t1[i]) - LOAD(sh->mv_t0[i]);
-	scale_delta(&s0, &s1, out->queue_cnt);
-	out->queue_cnt[CNT_DMA_READS] = 0;
+	scale_delta(&s0, &s1, out->move_cnt);
+	out->move_cnt[CNT_DMA_READS] = 0;
 	for (i = 0; i < s->procs; i++)
-		out->queue_cnt[CNT_DMA_READS] += LOAD(sh->reads[i]) - since[i];
+		out->move_cnt[CNT_DMA_READS] += LOAD(sh->reads[i]) - since[i];
 	scale_reads(s, since, &total, &errors);
-	out->queue_cnt[CNT_DATA_ERRORS] = errors;
-	out->queue_med = bench_median(lat, n);
-	out->queue_max = bench_max(lat, n);
+	out->move_cnt[CNT_DATA_ERRORS] = errors;
+	out->move_med = bench_median(lat, n);
+	out->move_max = bench_max(lat, n);
 	out->move_ns = nmv ? bench_median(mv, nmv) : -1;
 	return 0;
-}
-
-static void queue_rows(struct scale_ctx *s, const struct queue_rep *rep)
-{
-	static const char *const names[4] = {
-		"info-idle", "info-queue", "info-idle-max", "info-queue-max",
-	};
-	struct bench *b = s->b;
-	double ns[b->reps], mv[b->reps];
-	int64_t cnt[b->reps][NR_COUNTERS];
-	struct bench_row *row;
-	unsigned int c, r;
-
-	for (r = 0; r < b->reps; r++)
-		mv[r] = rep[r].move_ns;
-	for (c = 0; c < 4; c++) {
-		for (r = 0; r < b->reps; r++) {
-			const struct queue_rep *x = &rep[r];
-
-			ns[r] = c == 0 ? x->idle_med : c == 1 ? x->queue_med :
-				c == 2 ? x->idle_max : x->queue_max;
-			memcpy(cnt[r], c % 2 ? x->queue_cnt : x->idle_cnt,
-			       sizeof(cnt[r]));
-		}
-		row = bench_row_add(b, BENCH_SCALE, names[c], s->obj_size,
-				    s->procs);
-		if (!row)
-			return;
-		row->nobjs = s->nobjs;
-		bench_row_times(row, ns, b->reps, cnt);
-		row->mib_s = 0;
-		if (c % 2) {
-			row->move_ns = bench_median(mv, b->reps);
-			bench_ratio(b, row, names[c - 1]);
-		}
-	}
 }
 
 int scale_queue(struct scale_ctx *s)
@@ -242,7 +189,7 @@ int scale_queue(struct scale_ctx *s)
 	unsigned int objs[SCALE_MAX_PROCS], nobjs = queue_streamed(s, objs);
 	struct bench *b = s->b;
 	struct vp2p_bo unrelated;
-	struct queue_rep *rep;
+	struct scale_pair *rep;
 	unsigned int r;
 	int status, ret;
 
@@ -275,8 +222,14 @@ int scale_queue(struct scale_ctx *s)
 	s->mover = 0;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = bench_fail(-ECHILD, "scale: mover failed");
-	if (!ret)
-		queue_rows(s, rep);
+	if (!ret) {
+		static const char *const names[4] = {
+			"info-idle", "info-queue", "info-idle-max",
+			"info-queue-max",
+		};
+
+		scale_pair_rows(s, names, s->obj_size, s->procs, rep);
+	}
 out:
 	STORE(s->sh->stream_device, 0);
 	vp2p_bo_close(b->efd, &unrelated);

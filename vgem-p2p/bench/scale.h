@@ -82,6 +82,17 @@ struct scale_ctx {
 	uint64_t nmr[SCALE_MAX_PROCS];	/* registrations of streamer k */
 };
 
+/*
+ * One repetition of a timed operation on an object nobody moves: median
+ * and max with nothing going on (idle_*), and while the mover moves
+ * (move_*), the mover's median move, and the counters of each part.
+ * What map-* and info-* report, as four rows each.
+ */
+struct scale_pair {
+	double idle_med, idle_max, move_med, move_max, move_ns;
+	int64_t idle_cnt[NR_COUNTERS], move_cnt[NR_COUNTERS];
+};
+
 /* bench_scale.c: the forked processes and what they share */
 void scale_fill(void *p, uint64_t size, unsigned int obj);
 int scale_children_ok(struct scale_ctx *s);
@@ -94,6 +105,11 @@ void scale_reads(struct scale_ctx *s, uint64_t *reads, uint64_t *total,
 int scale_wait_vram(struct scale_ctx *s, uint64_t used);
 void scale_delta(const struct bench_snap *s0, const struct bench_snap *s1,
 		 int64_t *cnt);
+int scale_mover_start(struct scale_ctx *s);
+int scale_mover_stop(struct scale_ctx *s, double *mv, unsigned int *nmv);
+void scale_pair_rows(struct scale_ctx *s, const char *const names[4],
+		     uint64_t size, unsigned int nregs,
+		     const struct scale_pair *rep);
 
 /* bench_scale_compact.c */
 int scale_layout(struct scale_ctx *s, bool first);

@@ -37,6 +37,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <uapi/linux/edu_nic.h>
@@ -287,6 +288,23 @@ struct edu_nic_dma_target {
 	void (*unlock)(struct edu_nic_dma_target *t);
 };
 
+/**
+ * struct edu_nic_hold - a test knob that holds threads at one point
+ * @on: set through debugfs: while it is, edu_nic_hold_wait() waits.
+ * @held: how many wait (debugfs).
+ * @wq: where they wait.
+ */
+struct edu_nic_hold {
+	u32 on;
+	atomic_t held;
+	wait_queue_head_t wq;
+};
+
+#define EDU_NIC_HOLD_INIT(name) {					\
+	.held = ATOMIC_INIT(0),						\
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),			\
+}
+
 /* edu_nic_drv.c */
 void edu_nic_put(struct edu_nic *nic);
 
@@ -355,5 +373,8 @@ void edu_nic_debugfs_fini(struct edu_nic *nic);
 void edu_nic_debugfs_module_init(void);
 void edu_nic_debugfs_module_exit(void);
 void edu_nic_dev_stats(struct edu_nic *nic, struct edu_nic_stats *out);
+void edu_nic_hold_wait(struct edu_nic_hold *h);
+void edu_nic_hold_create(struct dentry *root, const char *knob,
+			 const char *count, struct edu_nic_hold *h);
 
 #endif /* _EDU_NIC_H */

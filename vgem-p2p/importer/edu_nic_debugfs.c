@@ -152,6 +152,55 @@ static int edu_nic_iovas_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(edu_nic_iovas);
 
 /**
+ * edu_nic_hold_wait - wait while a hold knob is set
+ * @h: the knob
+ *
+ * Counted in @h's count while waiting. A fatal signal ends the wait.
+ */
+void edu_nic_hold_wait(struct edu_nic_hold *h)
+{
+	if (!READ_ONCE(h->on))
+		return;
+	atomic_inc(&h->held);
+	wait_event_killable(h->wq, !READ_ONCE(h->on));
+	atomic_dec(&h->held);
+}
+
+static int edu_nic_hold_get(void *data, u64 *val)
+{
+	struct edu_nic_hold *h = data;
+
+	*val = READ_ONCE(h->on);
+	return 0;
+}
+
+static int edu_nic_hold_set(void *data, u64 val)
+{
+	struct edu_nic_hold *h = data;
+
+	WRITE_ONCE(h->on, !!val);
+	if (!val)
+		wake_up_all(&h->wq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_hold_fops, edu_nic_hold_get,
+			 edu_nic_hold_set, "%llu\n");
+
+/**
+ * edu_nic_hold_create - create a hold knob (0600) and its count (0400)
+ * @root: <debugfs>/edu_nic
+ * @knob: the knob's name: write 1 to hold, 0 to let go
+ * @count: the count's name: how many wait
+ * @h: the knob
+ */
+void edu_nic_hold_create(struct dentry *root, const char *knob,
+			 const char *count, struct edu_nic_hold *h)
+{
+	debugfs_create_file_unsafe(knob, 0600, root, h, &edu_nic_hold_fops);
+	debugfs_create_atomic_t(count, 0400, root, &h->held);
+}
+
+/**
  * edu_nic_debugfs_init - create a device's debugfs directory
  * @nic: the device
  */

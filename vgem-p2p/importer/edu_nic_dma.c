@@ -92,36 +92,14 @@ void edu_nic_dma_fault_init(struct dentry *root)
  * counts the transfers waiting. The window in which one registration's
  * transfer holds the shared engine and the others queue for it.
  */
-static u32 edu_nic_dma_hold_on;
-static atomic_t edu_nic_dma_held = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(edu_nic_dma_hold_wq);
+static struct edu_nic_hold edu_nic_dma_hold_knob =
+	EDU_NIC_HOLD_INIT(edu_nic_dma_hold_knob);
 
 static void edu_nic_dma_hold(void)
 {
-	if (!READ_ONCE(edu_nic_dma_hold_on))
-		return;
-	atomic_inc(&edu_nic_dma_held);
 	/* a fatal signal ends the wait; the commands then run as always */
-	wait_event_killable(edu_nic_dma_hold_wq,
-			    !READ_ONCE(edu_nic_dma_hold_on));
-	atomic_dec(&edu_nic_dma_held);
+	edu_nic_hold_wait(&edu_nic_dma_hold_knob);
 }
-
-static int edu_nic_dma_hold_get(void *data, u64 *val)
-{
-	*val = READ_ONCE(edu_nic_dma_hold_on);
-	return 0;
-}
-
-static int edu_nic_dma_hold_set(void *data, u64 val)
-{
-	WRITE_ONCE(edu_nic_dma_hold_on, !!val);
-	if (!val)
-		wake_up_all(&edu_nic_dma_hold_wq);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_dma_hold_fops, edu_nic_dma_hold_get,
-			 edu_nic_dma_hold_set, "%llu\n");
 
 /**
  * edu_nic_dma_hold_init - create the hold_dma knob and its count
@@ -129,9 +107,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_dma_hold_fops, edu_nic_dma_hold_get,
  */
 void edu_nic_dma_hold_init(struct dentry *root)
 {
-	debugfs_create_file_unsafe("hold_dma", 0600, root, NULL,
-				   &edu_nic_dma_hold_fops);
-	debugfs_create_atomic_t("held_dma", 0400, root, &edu_nic_dma_held);
+	edu_nic_hold_create(root, "hold_dma", "held_dma",
+			    &edu_nic_dma_hold_knob);
 }
 
 static irqreturn_t edu_nic_irq(int irq, void *data)

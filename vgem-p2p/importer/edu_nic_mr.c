@@ -319,35 +319,13 @@ err_unmap_pages:
  * exporter's memory in the window and see that nothing was mapped for
  * the answer the move overtook. Clearing the knob lets them go.
  */
-static u32 edu_nic_hold;
-static atomic_t edu_nic_held = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(edu_nic_hold_wq);
+static struct edu_nic_hold edu_nic_mr_hold = EDU_NIC_HOLD_INIT(edu_nic_mr_hold);
 
 static void edu_nic_mr_hold_before_check(void)
 {
-	if (!READ_ONCE(edu_nic_hold))
-		return;
-	atomic_inc(&edu_nic_held);
 	/* a fatal signal ends the wait; the check then decides as always */
-	wait_event_killable(edu_nic_hold_wq, !READ_ONCE(edu_nic_hold));
-	atomic_dec(&edu_nic_held);
+	edu_nic_hold_wait(&edu_nic_mr_hold);
 }
-
-static int edu_nic_hold_get(void *data, u64 *val)
-{
-	*val = READ_ONCE(edu_nic_hold);
-	return 0;
-}
-
-static int edu_nic_hold_set(void *data, u64 val)
-{
-	WRITE_ONCE(edu_nic_hold, !!val);
-	if (!val)
-		wake_up_all(&edu_nic_hold_wq);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_hold_fops, edu_nic_hold_get,
-			 edu_nic_hold_set, "%llu\n");
 
 /**
  * edu_nic_mr_hold_init - create the hold_before_check knob and its count
@@ -355,10 +333,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_hold_fops, edu_nic_hold_get,
  */
 void edu_nic_mr_hold_init(struct dentry *root)
 {
-	debugfs_create_file_unsafe("hold_before_check", 0600, root, NULL,
-				   &edu_nic_hold_fops);
-	debugfs_create_atomic_t("held_before_check", 0400, root,
-				&edu_nic_held);
+	edu_nic_hold_create(root, "hold_before_check", "held_before_check",
+			    &edu_nic_mr_hold);
 }
 
 /*
