@@ -58,6 +58,23 @@ static inline int edu_read_int(const char *path)
 	return v;
 }
 
+/* The number on the line "@key N" of the debugfs file @path */
+static inline long edu_read_value(const char *path, const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	igt_assert_f(f, "%s\n", path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			v = strtol(line + klen, NULL, 10);
+	fclose(f);
+	igt_assert_f(v >= 0, "%s: no %s\n", path, key);
+	return v;
+}
+
 /* Write @s to the sysfs or debugfs file @path; false on any failure */
 static inline bool edu_write_str(const char *path, const char *s)
 {

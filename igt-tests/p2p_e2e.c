@@ -730,23 +730,39 @@ static void *held_read(void *arg)
 }
 
 /*
+ * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
+ * for a slow guest. Return: the last value.
+ */
+static long wait_for_value(long (*f)(const void *), const void *arg,
+			   long want)
+{
+	long v = f(arg);
+	int i;
+
+	for (i = 0; i < 60000 && v != want; i++) {
+		usleep(1000);
+		v = f(arg);
+	}
+	return v;
+}
+
+/* The number in the file @path names, for wait_for_value() */
+static long read_int_at(const void *path)
+{
+	return edu_read_int(path);
+}
+
+/*
  * Start @r in a thread of its own with hold_before_check set, and wait
- * until its walk is done and waits for its check (not a timing bound:
- * up to a minute for a slow guest). Return: held_before_check then.
+ * until its walk is done and waits for its check. Return:
+ * held_before_check then.
  */
 static int start_held_read(struct held_read *r, pthread_t *t)
 {
-	int held = 0, i;
-
 	igt_install_exit_handler(edu_release_held);
 	igt_assert(edu_write_str(EDU_HOLD, "1"));
 	igt_assert_eq(pthread_create(t, NULL, held_read, r), 0);
-	for (i = 0; i < 60000 && !held; i++) {
-		held = edu_read_int(EDU_HELD);
-		if (!held)
-			usleep(1000);
-	}
-	return held;
+	return wait_for_value(read_int_at, EDU_HELD, 1);
 }
 
 /*
@@ -828,51 +844,13 @@ static void edu_release_dma(int sig)
 	edu_write_str(EDU_HOLD_DMA, "0");
 }
 
-/* The number on the line "NAME N" of the debugfs file @path, or -1 */
-static long edu_debugfs_num(const char *path, const char *name)
-{
-	size_t len = strlen(name);
-	char line[128];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	igt_assert_f(f, "%s\n", path);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ' &&
-		    sscanf(line + len, "%ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* edu_nic0's transfers queued for its engine */
-static long edu_dma_waiting(void *unused)
+static long edu_dma_waiting(const void *unused)
 {
 	char path[256];
 
 	edu_debugfs_path(path, sizeof(path), "stats");
-	return edu_debugfs_num(path, "dma_waiting");
-}
-
-/*
- * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
- * for a slow guest. Return: the last value.
- */
-static long wait_for_value(long (*f)(void *), void *arg, long want)
-{
-	long v = f(arg);
-	int i;
-
-	for (i = 0; i < 60000 && v != want; i++) {
-		usleep(1000);
-		v = f(arg);
-	}
-	return v;
-}
-
-static long edu_held_dma(void *unused)
-{
-	return edu_read_int(EDU_HELD_DMA);
+	return edu_read_value(path, "dma_waiting");
 }
 
 struct bg_move {
@@ -891,9 +869,9 @@ static void *bg_move(void *arg)
 	return NULL;
 }
 
-static long bg_move_done(void *arg)
+static long bg_move_done(const void *arg)
 {
-	struct bg_move *m = arg;
+	const struct bg_move *m = arg;
 
 	return __atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
 }
@@ -939,13 +917,13 @@ static void test_move_while_queued(int vfd, int fd)
 	igt_install_exit_handler(edu_release_dma);
 	igt_assert(edu_write_str(EDU_HOLD_DMA, "1"));
 	igt_assert_eq(pthread_create(&th, NULL, held_read, &holder), 0);
-	held = wait_for_value(edu_held_dma, NULL, 1);
+	held = wait_for_value(read_int_at, EDU_HELD_DMA, 1);
 	igt_assert_eq(pthread_create(&tq, NULL, held_read, &queued), 0);
 	waiting = wait_for_value(edu_dma_waiting, NULL, 1);
 	igt_assert_eq(pthread_create(&tm, NULL, bg_move, &move), 0);
 	moved_held = wait_for_value(bg_move_done, &move, 1);
 	/* the move did not get through by the engine's release */
-	held_then = edu_held_dma(NULL);
+	held_then = edu_read_int(EDU_HELD_DMA);
 	igt_assert(edu_write_str(EDU_HOLD_DMA, "0"));
 	igt_assert_eq(pthread_join(th, NULL), 0);
 	igt_assert_eq(pthread_join(tq, NULL), 0);

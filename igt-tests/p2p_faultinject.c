@@ -141,20 +141,10 @@ static void find_debugfs_dirs(void)
 
 static long debugfs_value(const char *dir, const char *file, const char *key)
 {
-	char path[192], line[256];
-	size_t klen = strlen(key);
-	long v = -1;
-	FILE *f;
+	char path[192];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	igt_assert_f(f, "%s\n", path);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ' ')
-			v = strtol(line + klen, NULL, 10);
-	fclose(f);
-	igt_assert_f(v >= 0, "%s: no %s\n", path, key);
-	return v;
+	return edu_read_value(path, key);
 }
 
 static struct counts counts_read(void)

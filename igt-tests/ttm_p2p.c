@@ -43,7 +43,8 @@ static void system_read_write(void)
 	ttm_p2p_check_read(nic, key, bo.map, 0);
 	ttm_p2p_check_read(nic, key, bo.map, 77 * EDU_PAGE);
 	ttm_p2p_check_read(nic, key, bo.map, bo.size - EDU_PAGE);
-	ttm_p2p_check_write(nic, key, bo.map, seed + 1, 3);
+	ttm_p2p_check_write(nic, key, bo.map, seed + 1, 3,
+			    EDU_NIC_MODE_DEVICE);
 	igt_assert(!ttm_p2p_in_vram(minor, seed + 1, 3));
 
 	igt_assert_eq(edu_dereg_err(nic, key), 0);
@@ -93,8 +94,10 @@ static void system_shared(void)
 		igt_assert(!memcmp(buf, bo.map + off, EDU_PAGE));
 	}
 	/* writes through both writable registrations, one page each */
-	ttm_p2p_check_write(nic, key[0], bo.map, seed + 1, 16);
-	ttm_p2p_check_write(nic, key[2], bo.map + mid, seed + 2, 100 - 5);
+	ttm_p2p_check_write(nic, key[0], bo.map, seed + 1, 16,
+			    EDU_NIC_MODE_DEVICE);
+	ttm_p2p_check_write(nic, key[2], bo.map + mid, seed + 2, 100 - 5,
+			    EDU_NIC_MODE_DEVICE);
 	ttm_p2p_check_read(nic, key[1], bo.map, 16 * EDU_PAGE);
 	ttm_p2p_check_read(nic, key[1], bo.map, 100 * EDU_PAGE);
 
@@ -155,7 +158,8 @@ static void unpinned_vram(void)
 		 (unsigned long long)s.stats.cur_pages_system);
 	ttm_p2p_check_read(nic, key, bo.map, 7 * EDU_PAGE);
 	ttm_p2p_check_read(nic, key, bo.map, bo.size - EDU_PAGE);
-	ttm_p2p_check_write(nic, key, bo.map, seed + 2, 3);
+	ttm_p2p_check_write(nic, key, bo.map, seed + 2, 3,
+			    EDU_NIC_MODE_DEVICE);
 	s = edu_mr_stats(nic, key);
 	if (ttm_p2p_topology_p2p()) {
 		igt_assert_eq_u64(s.stats.cur_pages_p2p, npages);
@@ -219,7 +223,8 @@ static void evict_revokes(void)
 	after = edu_mr_stats(nic, key);
 	igt_assert(after.stats.remaps > before.stats.remaps);
 	/* and a device write lands in system memory, not in VRAM */
-	ttm_p2p_check_write(nic, key, victim.map, seed + 64, 9);
+	ttm_p2p_check_write(nic, key, victim.map, seed + 64, 9,
+			    EDU_NIC_MODE_DEVICE);
 	igt_assert_f(!ttm_p2p_in_vram(minor, seed + 64, 9),
 		     "the registered buffer was not the one evicted\n");
 
@@ -336,7 +341,7 @@ static int edu_beside_bochs(int minor)
 static void bus_address_bulk(void)
 {
 	int minor, fd = ttm_p2p_open(&minor), n = edu_beside_bochs(minor);
-	char page[EDU_PAGE], *buf;
+	char *buf;
 	struct ttm_p2p_scanout so;
 	struct edu_nic_mr_stats s;
 	struct ttm_p2p_bo bo;
@@ -367,11 +372,7 @@ static void bus_address_bulk(void)
 		buf);
 	igt_assert(!memcmp(buf, bo.map, bo.size));
 
-	p2p_fill(page, sizeof(page), seed + 1);
-	snprintf(page, 32, "ttm_p2p:%08x:%06lx", seed + 1, 5ul);
-	edu_dma(nic, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_BULK, 5 * EDU_PAGE,
-		EDU_PAGE, page);
-	igt_assert(!memcmp(bo.map + 5 * EDU_PAGE, page, EDU_PAGE));
+	ttm_p2p_check_write(nic, key, bo.map, seed + 1, 5, EDU_NIC_MODE_BULK);
 	igt_assert(ttm_p2p_in_vram(minor, seed + 1, 5));
 
 	if (!iommu)

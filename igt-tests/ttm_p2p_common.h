@@ -144,16 +144,17 @@ static inline void ttm_p2p_check_read(int nic, uint32_t key, const char *want,
 		     (unsigned long)off, buf, want + off);
 }
 
-/* Device write of @seed's page @page into the region, seen by the CPU */
+/* A @mode write of @seed's page @page into the region, seen by the CPU */
 static inline void ttm_p2p_check_write(int nic, uint32_t key, char *map,
-				uint32_t seed, unsigned long page)
+				uint32_t seed, unsigned long page,
+				uint32_t mode)
 {
 	char buf[EDU_PAGE];
 
 	p2p_fill(buf, sizeof(buf), seed);
 	snprintf(buf, 32, "ttm_p2p:%08x:%06lx", seed, page);
-	edu_dma(nic, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE,
-		page * EDU_PAGE, EDU_PAGE, buf);
+	edu_dma(nic, key, EDU_NIC_DMA_TO_MR, mode, page * EDU_PAGE, EDU_PAGE,
+		buf);
 	igt_assert_f(!memcmp(map + page * EDU_PAGE, buf, EDU_PAGE),
 		     "CPU does not see the DMA write to page %lu\n", page);
 }
@@ -256,7 +257,8 @@ static inline void ttm_p2p_vram_read_write(void)
 	ttm_p2p_check_read(nic, key, bo.map, 0);
 	ttm_p2p_check_read(nic, key, bo.map, 77 * EDU_PAGE);
 	ttm_p2p_check_read(nic, key, bo.map, bo.size - EDU_PAGE);
-	ttm_p2p_check_write(nic, key, bo.map, seed + 1, 3);
+	ttm_p2p_check_write(nic, key, bo.map, seed + 1, 3,
+			    EDU_NIC_MODE_DEVICE);
 	/* the write went to the BAR, peer-to-peer */
 	igt_assert(ttm_p2p_in_vram(minor, seed + 1, 3));
 	/* nothing moved: one mirroring served it all */

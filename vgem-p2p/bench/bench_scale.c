@@ -41,8 +41,8 @@ void scale_fill(void *p, uint64_t size, unsigned int obj)
 }
 
 /* Registration j of object i goes to streamer (i * regs + j) % procs. */
-static unsigned int scale_owner(const struct scale_ctx *s, unsigned int i,
-				unsigned int j)
+unsigned int scale_owner(const struct scale_ctx *s, unsigned int i,
+			 unsigned int j)
 {
 	return (i * s->regs + j) % s->procs;
 }
@@ -99,6 +99,7 @@ static int scale_streamer(struct scale_ctx *s, unsigned int k)
 		unsigned int gen = LOAD(sh->gen);
 		int phase = LOAD(sh->phase);
 		struct scale_mr *mr;
+		bool device;
 		uint64_t pg;
 
 		if (phase == PH_EXIT)
@@ -108,7 +109,8 @@ static int scale_streamer(struct scale_ctx *s, unsigned int k)
 			usleep(1000);
 			continue;
 		}
-		if (LOAD(sh->stream_device)) {
+		device = LOAD(sh->stream_device);
+		if (device) {
 			mr = &mrs[0];
 			pg = (iter * 7 + k) % npages;
 		} else {
@@ -117,9 +119,8 @@ static int scale_streamer(struct scale_ctx *s, unsigned int k)
 		}
 		iter++;
 		ret = vp2p_dma(ifd, mr->key, EDU_NIC_DMA_FROM_MR,
-			       LOAD(sh->stream_device) ? EDU_NIC_MODE_DEVICE :
-			       EDU_NIC_MODE_BULK, pg * BENCH_PAGE, buf,
-			       BENCH_PAGE);
+			       device ? EDU_NIC_MODE_DEVICE : EDU_NIC_MODE_BULK,
+			       pg * BENCH_PAGE, buf, BENCH_PAGE);
 		/* gave up waiting for a move to end: contention, try again */
 		if (ret == -EBUSY) {
 			ADD(sh->busy[k], 1);
@@ -193,17 +194,21 @@ int scale_park(struct scale_ctx *s)
 }
 
 /*
- * Wait until every streamer has read @rounds times from each of its
- * registrations since @since (a snapshot of the reads).
+ * Wait until every streamer has read @rounds times from each of the
+ * registrations it streams from (all of its own; in device mode, its
+ * first) since @since (a snapshot of the reads).
  */
 int scale_wait_reads(struct scale_ctx *s, const uint64_t *since,
 		     unsigned int rounds)
 {
+	bool device = LOAD(s->sh->stream_device);
 	unsigned int k;
 	int ret;
 
 	for (k = 0; k < s->procs; k++) {
-		while (LOAD(s->sh->reads[k]) < since[k] + rounds * s->nmr[k]) {
+		uint64_t want = since[k] + rounds * (device ? 1 : s->nmr[k]);
+
+		while (LOAD(s->sh->reads[k]) < want) {
 			ret = scale_children_ok(s);
 			if (ret)
 				return ret;

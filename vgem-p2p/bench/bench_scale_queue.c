@@ -42,7 +42,7 @@ static unsigned int queue_streamed(const struct scale_ctx *s,
 	for (k = 0; k < s->procs; k++) {
 		for (i = 0; i < s->nobjs; i++) {
 			for (j = 0; j < s->regs; j++)
-				if ((i * s->regs + j) % s->procs == k)
+				if (scale_owner(s, i, j) == k)
 					break;
 			if (j < s->regs)
 				break;
@@ -102,32 +102,15 @@ static int queue_info_once(struct scale_ctx *s, const struct vp2p_bo *bo,
 	return 0;
 }
 
-/* Wait until every streamer has read once more than in @since. */
-static int queue_wait_streaming(struct scale_ctx *s, const uint64_t *since)
-{
-	unsigned int k;
-	int ret;
-
-	for (k = 0; k < s->procs; k++) {
-		while (LOAD(s->sh->reads[k]) <= since[k]) {
-			ret = scale_children_ok(s);
-			if (ret)
-				return ret;
-			usleep(2000);
-		}
-	}
-	return 0;
-}
-
 static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 		     struct scale_pair *out)
 {
 	static double lat[QUEUE_MAX_SAMPLES];
 	struct scale_shm *sh = s->sh;
-	uint64_t since[SCALE_MAX_PROCS], total, errors;
+	uint64_t since[SCALE_MAX_PROCS], total0, total, errors;
 	struct bench_snap s0, s1;
 	double mv[SCALE_MAX_MOVES];
-	unsigned int i, n, nmv;
+	unsigned int n, nmv;
 	int ret, c;
 
 	for (c = 0; c < NR_COUNTERS; c++)
@@ -147,12 +130,12 @@ static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 	/* every streamer queued on the engine before the first move */
 	scale_reads(s, since, &total, &errors);
 	scale_set_phase(s, PH_STREAM);
-	ret = queue_wait_streaming(s, since);
+	ret = scale_wait_reads(s, since, 1);
 	if (!ret)
 		ret = bench_snap(s->b, &s0);
 	if (ret)
 		return ret;
-	scale_reads(s, since, &total, &errors);
+	scale_reads(s, since, &total0, &errors);
 	ret = scale_mover_start(s);
 	for (n = 0; !ret && LOAD(sh->mv_done) < QUEUE_MOVES_PER_REP; ) {
 		if (n == QUEUE_MAX_SAMPLES) {
@@ -173,10 +156,8 @@ static int queue_rep(struct scale_ctx *s, const struct vp2p_bo *unrelated,
 	if (ret)
 		return ret;
 	scale_delta(&s0, &s1, out->move_cnt);
-	out->move_cnt[CNT_DMA_READS] = 0;
-	for (i = 0; i < s->procs; i++)
-		out->move_cnt[CNT_DMA_READS] += LOAD(sh->reads[i]) - since[i];
 	scale_reads(s, since, &total, &errors);
+	out->move_cnt[CNT_DMA_READS] = total - total0;
 	out->move_cnt[CNT_DATA_ERRORS] = errors;
 	out->move_med = bench_median(lat, n);
 	out->move_max = bench_max(lat, n);

@@ -94,6 +94,8 @@ struct scale_pair {
 };
 
 /* bench_scale.c: the forked processes and what they share */
+unsigned int scale_owner(const struct scale_ctx *s, unsigned int i,
+			 unsigned int j);
 void scale_fill(void *p, uint64_t size, unsigned int obj);
 int scale_children_ok(struct scale_ctx *s);
 void scale_set_phase(struct scale_ctx *s, int phase);

@@ -21,9 +21,9 @@
  * A dma-buf registration's mapping is made and dropped under the
  * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
  * the exporter calls with it held, possibly from inside its own locks),
- * and each DMA command runs under it: so a DMA never overlaps a move. mr->lock
- * only guards its state and counters there; nothing calls the exporter
- * under it.
+ * and each DMA command runs under it: so a DMA never overlaps a move.
+ * mr->lock only guards its state and counters there; nothing calls the
+ * exporter under it.
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -276,14 +276,14 @@ struct edu_nic_mr {
  * struct edu_nic_dma_target - the bus address a transfer reads or writes
  * @addr: the address, if @lock is NULL (it needs no lock: raw DMA).
  * @lock: called with the engine held before each command that uses the
- *	address: stores the address of byte @off of the transfer in *@addr
- *	and returns 0, holding what keeps it valid until @unlock; or returns
- *	-EAGAIN if it went away, which ends the transfer.
+ *	address, for @len bytes from byte @off of the transfer: stores their
+ *	address in *@addr and returns 0, holding what keeps it valid until
+ *	@unlock; or returns -EAGAIN if it went away, which ends the transfer.
  * @unlock: called once that command has finished.
  */
 struct edu_nic_dma_target {
 	dma_addr_t addr;
-	int (*lock)(struct edu_nic_dma_target *t, size_t off,
+	int (*lock)(struct edu_nic_dma_target *t, size_t off, size_t len,
 		    dma_addr_t *addr);
 	void (*unlock)(struct edu_nic_dma_target *t);
 };

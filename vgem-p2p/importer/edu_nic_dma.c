@@ -233,24 +233,31 @@ static bool edu_nic_still_poisoned(const void *buf, size_t len, u32 poison)
 }
 
 /*
- * The address of byte @off of @t's transfer, with whatever keeps it valid
- * held until edu_nic_dma_target_put(): around the one command that uses
- * it, never while the transfer waits for the engine.
+ * The one command of a chunk that uses @t's address: @len bytes between
+ * byte @off of the transfer and the edu buffer, to the bus if @to_bus.
+ * @t is locked around the command only, never while the transfer waits
+ * for the engine.
  */
-static int edu_nic_dma_target_get(struct edu_nic_dma_target *t, size_t off,
-				  dma_addr_t *addr)
+static int edu_nic_dma_cmd_at(struct edu_nic *nic,
+			      struct edu_nic_dma_target *t, size_t off,
+			      size_t len, bool to_bus)
 {
-	if (!t->lock) {
-		*addr = t->addr + off;
-		return 0;
-	}
-	return t->lock(t, off, addr);
-}
+	dma_addr_t addr = t->addr + off;
+	int ret;
 
-static void edu_nic_dma_target_put(struct edu_nic_dma_target *t)
-{
+	if (t->lock) {
+		ret = t->lock(t, off, len, &addr);
+		if (ret)
+			return ret;
+	}
+	if (to_bus)
+		ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, addr, len,
+				      EDU_DMA_CMD_TO_PCI);
+	else
+		ret = edu_nic_dma_cmd(nic, addr, EDU_BUF_ADDR, len, 0);
 	if (t->unlock)
 		t->unlock(t);
+	return ret;
 }
 
 /* One chunk, @t's bus address + @off -> edu buffer -> bounce + @off. */
@@ -259,7 +266,6 @@ static int edu_nic_dma_chunk_in(struct edu_nic *nic,
 				size_t len, bool check_poison)
 {
 	u32 poison = 0;
-	dma_addr_t src;
 	int ret;
 
 	lockdep_assert_held(&nic->dma_lock);
@@ -276,11 +282,7 @@ static int edu_nic_dma_chunk_in(struct edu_nic *nic,
 			return ret;
 		memset(nic->bounce + off, 0, len);
 	}
-	ret = edu_nic_dma_target_get(t, off, &src);
-	if (ret)
-		return ret;
-	ret = edu_nic_dma_cmd(nic, src, EDU_BUF_ADDR, len, 0);
-	edu_nic_dma_target_put(t);
+	ret = edu_nic_dma_cmd_at(nic, t, off, len, false);
 	if (ret)
 		return ret;
 	ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, nic->bounce_dma + off, len,
@@ -370,7 +372,6 @@ int edu_nic_dma_from_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 		       const void *buf, size_t len)
 {
-	dma_addr_t dst;
 	size_t off, n;
 	int ret;
 
@@ -387,12 +388,7 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 				      n, 0);
 		if (ret)
 			break;
-		ret = edu_nic_dma_target_get(t, off, &dst);
-		if (ret)
-			break;
-		ret = edu_nic_dma_cmd(nic, EDU_BUF_ADDR, dst, n,
-				      EDU_DMA_CMD_TO_PCI);
-		edu_nic_dma_target_put(t);
+		ret = edu_nic_dma_cmd_at(nic, t, off, n, true);
 		if (ret)
 			break;
 	}
@@ -430,9 +426,9 @@ int edu_nic_dma_init(struct edu_nic *nic)
 		  nic->regs + EDU_REG_IRQ_ACK);
 
 	/*
-	 * Looked up once: pci_irq_vector() takes the MSI descriptors' mutex,
-	 * which may allocate, and the command path that needs the number
-	 * runs under dma_lock, below mr->lock, which reclaim can take.
+	 * Looked up once: the command path needs the number under dma_lock,
+	 * and pci_irq_vector() takes the MSI descriptors' mutex, which may
+	 * allocate.
 	 */
 	nic->irq = pci_irq_vector(pdev, 0);
 	ret = request_irq(nic->irq, edu_nic_irq, IRQF_SHARED, nic->name, nic);

@@ -405,6 +405,13 @@ err_count:
 	return ret;
 }
 
+/* Is the mirror installed, and writable if @write? Under mr->lock. */
+static bool edu_nic_mr_usable(struct edu_nic_mr *mr, bool write)
+{
+	lockdep_assert_held(&mr->lock);
+	return mr->valid && (mr->writable || !write);
+}
+
 /*
  * Return with mr->lock held and the mirror installed, writable if @write:
  * the state in which the device may use mr->dma_addrs.
@@ -425,7 +432,7 @@ static int edu_nic_mr_lock_vma(struct edu_nic_mr *mr, bool write)
 
 	for (;;) {
 		mutex_lock(&mr->lock);
-		if (mr->valid && (mr->writable || !write))
+		if (edu_nic_mr_usable(mr, write))
 			return 0;
 		/* A read-only mirror cannot serve a write: fault it again. */
 		edu_nic_mr_unmap_locked(mr);
@@ -515,7 +522,7 @@ static int edu_nic_mr_lock_installed(struct edu_nic_mr *mr, bool write)
 	if (mr->kind == EDU_NIC_KIND_DMABUF)
 		return edu_nic_dmabuf_lock_installed(mr);
 	mutex_lock(&mr->lock);
-	if (mr->valid && (mr->writable || !write))
+	if (edu_nic_mr_usable(mr, write))
 		return 0;
 	mutex_unlock(&mr->lock);
 	return -EAGAIN;
@@ -528,21 +535,25 @@ static int edu_nic_mr_lock_installed(struct edu_nic_mr *mr, bool write)
  * @mr: the region
  * @i: the page
  * @pgoff: where in it the transfer starts
+ * @len: the transfer's length
  * @write: the device writes it
- * @sync: set by the lock: the page is system memory, synced around the
- *	command
+ * @sync: set by the lock: the page is system memory, synced before the
+ *	transfer's first command and, for a write, after its last
+ * @last: set by the lock: this command ends the transfer
  */
 struct edu_nic_mr_page_target {
 	struct edu_nic_dma_target base;
 	struct edu_nic_mr *mr;
 	unsigned long i;
 	unsigned long pgoff;
+	size_t len;
 	bool write;
 	bool sync;
+	bool last;
 };
 
 static int edu_nic_mr_page_lock(struct edu_nic_dma_target *t, size_t off,
-				dma_addr_t *addr)
+				size_t len, dma_addr_t *addr)
 {
 	struct edu_nic_mr_page_target *pt =
 		container_of(t, struct edu_nic_mr_page_target, base);
@@ -553,14 +564,16 @@ static int edu_nic_mr_page_lock(struct edu_nic_dma_target *t, size_t off,
 	if (ret)
 		return ret;
 	pt->sync = edu_nic_mr_page_synced(mr, pt->i);
+	pt->last = off + len == pt->len;
 	/*
-	 * Sync with the direction the page was mapped with, as the DMA API
-	 * requires: with two registrations over one page, DMA-API debugging
-	 * cannot tell the mappings apart otherwise, and reports a sync of
-	 * memory that was never mapped. The whole page, before a write too:
-	 * the sync after it copies the whole page back.
+	 * The whole page, with the direction it was mapped with: DMA-API
+	 * debugging matches a sync to one of several mappings of a page (the
+	 * zero page, two registrations) only when both agree. Once per
+	 * transfer, not per command: between two commands the mirror stays
+	 * installed (an invalidation ends the transfer, and its unmap syncs
+	 * what the device wrote).
 	 */
-	if (pt->sync)
+	if (pt->sync && !off)
 		dma_sync_single_for_device(&mr->nic->pdev->dev,
 					   mr->dma_addrs[pt->i], PAGE_SIZE,
 					   edu_nic_mr_dir(mr->writable));
@@ -574,7 +587,7 @@ static void edu_nic_mr_page_unlock(struct edu_nic_dma_target *t)
 		container_of(t, struct edu_nic_mr_page_target, base);
 	struct edu_nic_mr *mr = pt->mr;
 
-	if (pt->sync && pt->write)
+	if (pt->sync && pt->write && pt->last)
 		dma_sync_single_for_cpu(&mr->nic->pdev->dev,
 					mr->dma_addrs[pt->i], PAGE_SIZE,
 					edu_nic_mr_dir(mr->writable));
@@ -602,6 +615,7 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 		.mr = mr,
 		.i = i,
 		.pgoff = pgoff,
+		.len = len,
 		.write = write,
 	};
 	int ret;
