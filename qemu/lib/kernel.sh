@@ -150,6 +150,18 @@ kernel_build()
 	ccache -M 5G >/dev/null
 	step "$LOGDIR/kernel.log" "build kernel (bzImage modules)" \
 		kmake bzImage modules || exit 1
+	step "$LOGDIR/modules-install.log" "install the kernel's modules" \
+		_modules_install || exit 1
+}
+
+# The kernel's modules, installed with their modules.dep under
+# $KOBJ/modroot, where the guest's modprobe looks (qemu/guest-init): it
+# then loads a module and what it needs (ib_uverbs, ib_core) as on any
+# system.
+_modules_install()
+{
+	rm -rf "$KOBJ/modroot"
+	kmake INSTALL_MOD_PATH="$KOBJ/modroot" modules_install
 }
 
 kernel_image()

@@ -30,7 +30,8 @@ _qemu_cmd()	# _qemu_cmd TOPOLOGY OUTDIR EXTRA-CMDLINE
 		"rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose" \
 		"init=$VP2P_TOP/qemu/guest-init panic=-1 8250.nr_uarts=1" \
 		"transparent_hugepage=madvise $(topology_cmdline "$1") $3" \
-		"VP2P_KEEP=$VP2P_TOP:$VP2P_CACHE:$VP2P_BUILD"
+		"VP2P_KEEP=$VP2P_TOP:$VP2P_CACHE:$VP2P_BUILD" \
+		"VP2P_MODROOT=$KOBJ/modroot"
 }
 
 # splat_scan LOG: print the kernel splat lines in a console log, if any;
