@@ -685,8 +685,13 @@ static void test_two_importers(int vfd, int fd)
 	munmap(p, size);
 }
 
-#define EDU_HOLD	"/sys/kernel/debug/edu_nic/hold_before_check"
-#define EDU_HELD	"/sys/kernel/debug/edu_nic/held_before_check"
+/*
+ * The window between an importer's walk and its sequence check is inside
+ * the RDMA core's ib_umem_odp_map_dma_and_lock(): the exporter holds it,
+ * by holding its p2p_lookup() after it answered (vgem_p2p's debugfs
+ * hold_after_lookup, with its count held_after_lookup).
+ */
+static char hold_path[128], held_path[128];
 
 /* Live DMA-API debugging entries of edu_nic0, of every kind */
 static int edu_dma_debug_entries(void)
@@ -709,7 +714,7 @@ static int edu_dma_debug_entries(void)
 
 static void edu_release_held(int sig)
 {
-	edu_write_str(EDU_HOLD, "0");
+	edu_write_str(hold_path, "0");
 }
 
 struct held_read {
@@ -753,21 +758,21 @@ static long read_int_at(const void *path)
 }
 
 /*
- * Start @r in a thread of its own with hold_before_check set, and wait
- * until its walk is done and waits for its check. Return:
- * held_before_check then.
+ * Start @r in a thread of its own with hold_after_lookup set, and wait
+ * until its walk has its answer and waits before the check. Return:
+ * held_after_lookup then.
  */
 static int start_held_read(struct held_read *r, pthread_t *t)
 {
 	igt_install_exit_handler(edu_release_held);
-	igt_assert(edu_write_str(EDU_HOLD, "1"));
+	igt_assert(edu_write_str(hold_path, "1"));
 	igt_assert_eq(pthread_create(t, NULL, held_read, r), 0);
-	return wait_for_value(read_int_at, EDU_HELD, 1);
+	return wait_for_value(read_int_at, held_path, 1);
 }
 
 /*
  * The exporter moves the object between the importer's walk and its
- * sequence check (edu_nic's hold_before_check): the walk's answer is
+ * sequence check (vgem_p2p's hold_after_lookup): the walk's answer is
  * stale before anyone used it. Nothing may have been mapped for it: in
  * the window, edu_nic0 has no more DMA-API mappings than before the
  * walk, whether the answer was the BAR (bus address or IOVA) or the
@@ -787,7 +792,7 @@ static void test_move_before_check(int vfd, int fd)
 	char ref[4 * EDU_PAGE];
 	pthread_t t;
 
-	igt_require(access(EDU_HOLD, W_OK) == 0);
+	igt_require(access(hold_path, W_OK) == 0);
 	p2p_fill(ref, size, 47);
 	memcpy(p, ref, size);
 	r.buf = calloc(1, size);
@@ -803,7 +808,7 @@ static void test_move_before_check(int vfd, int fd)
 	moved = vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM);
 	entries_move = edu_dma_debug_entries();
 	after = vgem_p2p_info(vfd, h);
-	igt_assert(edu_write_str(EDU_HOLD, "0"));
+	igt_assert(edu_write_str(hold_path, "0"));
 	igt_assert_eq(pthread_join(t, NULL), 0);
 	s1 = edu_mr_stats(fd, r.key);
 
@@ -1061,7 +1066,7 @@ static void test_stale_iova_faults(int vfd, int fd,
 	pthread_t t;
 
 	igt_require_f(caps->caps & EDU_NIC_CAP_IOMMU, "no IOMMU\n");
-	igt_require(access(EDU_HOLD, W_OK) == 0);
+	igt_require(access(hold_path, W_OK) == 0);
 	h = vgem_p2p_create(vfd, size, 0);
 	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	p2p_fill(ref, size, 48);
@@ -1094,7 +1099,7 @@ static void test_stale_iova_faults(int vfd, int fd,
 	after_move = edu_iova_pages_into(bar + off1, size);
 	ret_moved = raw_read(fd, iova, buf, sizeof(buf));
 	faults1 = kmsg_iommu_faults(iova);
-	igt_assert(edu_write_str(EDU_HOLD, "0"));
+	igt_assert(edu_write_str(hold_path, "0"));
 	igt_assert_eq(pthread_join(t, NULL), 0);
 	iova2 = edu_mr_dma_addr0(r.key);
 
@@ -1184,6 +1189,10 @@ igt_main
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		fd = edu_open();
 		caps = edu_dev_stats(fd);
+		vgem_p2p_debugfs_path(vfd, "hold_after_lookup", hold_path,
+				      sizeof(hold_path));
+		vgem_p2p_debugfs_path(vfd, "held_after_lookup", held_path,
+				      sizeof(held_path));
 	}
 
 	igt_describe("DRM_IOCTL_VGEM_P2P_PEER says what the topology promises for edu (bus addresses behind a switch, a dma_map_resource() mapping through the host bridge under the vIOMMU, none on split), and a registration gets exactly that.");
@@ -1246,7 +1255,7 @@ igt_main
 	igt_subtest("two-importers")
 		test_two_importers(vfd, fd);
 
-	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (hold_before_check): in that window edu_nic0 has no more DMA-API mappings than before the walk and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went.");
+	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (the RDMA core's, held by vgem_p2p's hold_after_lookup): in that window edu_nic0 has no more DMA-API mappings than before the walk and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went.");
 	igt_subtest("move-before-check")
 		test_move_before_check(vfd, fd);
 
@@ -1254,7 +1263,7 @@ igt_main
 	igt_subtest("move-while-queued")
 		test_move_while_queued(vfd, fd);
 
-	igt_describe("Under an IOMMU, between edu_nic's walk and its sequence check (hold_before_check) no IOVA of edu_nic0 translates into the object's VRAM (a scan of its IOVA window), before and after a move in that window, and a raw DMA at the IOVA the region had faults (IOMMU fault logged); the retry maps the object where it went.");
+	igt_describe("Under an IOMMU, between edu_nic's walk and its sequence check (the RDMA core's, held by vgem_p2p's hold_after_lookup) no IOVA of edu_nic0 translates into the object's VRAM (a scan of its IOVA window), before and after a move in that window, and a raw DMA at the IOVA the region had faults (IOMMU fault logged); the retry maps the object where it went.");
 	igt_subtest("stale-iova-faults")
 		test_stale_iova_faults(vfd, fd, &caps);
 

@@ -29,20 +29,11 @@ static uint64_t field(const char *text, const char *name)
 	return 0;
 }
 
-static void dri_path(int vfd, const char *file, char *path, size_t len)
-{
-	struct stat st;
-
-	igt_assert_eq(fstat(vfd, &st), 0);
-	snprintf(path, len, "/sys/kernel/debug/dri/%u/%s", minor(st.st_rdev),
-		 file);
-}
-
 static char *dri_file(int vfd, const char *file)
 {
 	char path[128];
 
-	dri_path(vfd, file, path, sizeof(path));
+	vgem_p2p_debugfs_path(vfd, file, path, sizeof(path));
 	return slurp(path);
 }
 

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -19,6 +21,17 @@
 #include "vgem_p2p_drm.h"
 
 #define MiB (1ull << 20)
+
+/* @path: the debugfs file @file of the vgem_p2p device @vfd is open on */
+static inline void vgem_p2p_debugfs_path(int vfd, const char *file,
+					 char *path, size_t len)
+{
+	struct stat st;
+
+	igt_assert_eq(fstat(vfd, &st), 0);
+	snprintf(path, len, "/sys/kernel/debug/dri/%u/%s", minor(st.st_rdev),
+		 file);
+}
 
 /* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */
 static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)

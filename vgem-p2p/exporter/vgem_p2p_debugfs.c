@@ -4,6 +4,9 @@
  *   vram_map  the VRAM allocator: objects and holes
  *   objects   every object: placement, flags, importer mappings
  *   counters  the device counters (as DRM_IOCTL_VGEM_P2P_STATS)
+ *   hold_after_lookup, held_after_lookup
+ *             a test knob: while it is 1, every p2p_lookup() waits after
+ *             answering, counted in held_after_lookup
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -113,9 +116,51 @@ static const struct drm_info_list vgem_p2p_debugfs_list[] = {
 	{ "counters", vgem_p2p_counters_show, 0 },
 };
 
+/**
+ * vgem_p2p_hold_wait - wait while a hold knob is set
+ * @h: the knob
+ *
+ * Counted in @h->held while waiting. A fatal signal ends the wait.
+ */
+void vgem_p2p_hold_wait(struct vgem_p2p_hold *h)
+{
+	if (!READ_ONCE(h->on))
+		return;
+	atomic_inc(&h->held);
+	wait_event_killable(h->wq, !READ_ONCE(h->on));
+	atomic_dec(&h->held);
+}
+
+static int vgem_p2p_hold_get(void *data, u64 *val)
+{
+	struct vgem_p2p_hold *h = data;
+
+	*val = READ_ONCE(h->on);
+	return 0;
+}
+
+static int vgem_p2p_hold_set(void *data, u64 val)
+{
+	struct vgem_p2p_hold *h = data;
+
+	WRITE_ONCE(h->on, !!val);
+	if (!val)
+		wake_up_all(&h->wq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vgem_p2p_hold_fops, vgem_p2p_hold_get,
+			 vgem_p2p_hold_set, "%llu\n");
+
 void vgem_p2p_debugfs_init(struct drm_minor *minor)
 {
+	struct vgem_p2p_hold *h = &to_vgem_p2p(minor->dev)->hold_after_lookup;
+
 	drm_debugfs_create_files(vgem_p2p_debugfs_list,
 				 ARRAY_SIZE(vgem_p2p_debugfs_list),
 				 minor->debugfs_root, minor);
+	debugfs_create_file_unsafe("hold_after_lookup", 0600,
+				   minor->debugfs_root, h,
+				   &vgem_p2p_hold_fops);
+	debugfs_create_atomic_t("held_after_lookup", 0400,
+				minor->debugfs_root, &h->held);
 }

@@ -142,6 +142,18 @@ struct vgem_p2p_devmem {
 	struct work_struct free_work;
 };
 
+/**
+ * struct vgem_p2p_hold - a test knob that holds lookups after they answer
+ * @on: set through debugfs: while it is, vgem_p2p_hold_wait() waits.
+ * @held: how many wait (debugfs).
+ * @wq: where they wait.
+ */
+struct vgem_p2p_hold {
+	u32 on;
+	atomic_t held;
+	wait_queue_head_t wq;
+};
+
 struct vgem_p2p_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
@@ -169,6 +181,8 @@ struct vgem_p2p_device {
 
 	struct vgem_p2p_devmem devmem;
 	struct vgem_p2p_counters stats;
+	/* debugfs hold_after_lookup, see vgem_p2p_vma_p2p_lookup() */
+	struct vgem_p2p_hold hold_after_lookup;
 };
 
 static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)
@@ -393,6 +407,7 @@ struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
 
 /* vgem_p2p_debugfs.c */
 void vgem_p2p_debugfs_init(struct drm_minor *minor);
+void vgem_p2p_hold_wait(struct vgem_p2p_hold *h);
 
 /* vgem_p2p_fence.c */
 int vgem_p2p_fence_open(struct vgem_p2p_file *vfile);

@@ -383,6 +383,12 @@ err_dev_exit:
 	drm_dev_exit(idx);
 	if (ret)
 		goto err_free_lease;
+	/*
+	 * A test's window between an importer's walk and its sequence check,
+	 * where a move must make the check fail and nothing may be mapped
+	 * yet: the lease exists, and no lock of ours is held.
+	 */
+	vgem_p2p_hold_wait(&vdev->hold_after_lookup);
 	return &lease->base;
 
 err_free_lease:
