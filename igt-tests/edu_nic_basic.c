@@ -624,12 +624,23 @@ static void test_debugfs_mrs_keyed(int fd)
 	munmap(p, 64 * EDU_PAGE);
 }
 
-static void test_lockdep_primed(void)
+/*
+ * The mirror lock is the umem's mutex for a range of the address space,
+ * primed when a registration is made, and the registration's own for a
+ * dma-buf, primed at load.
+ */
+static void test_lockdep_primed(int fd)
 {
-	int found = lockdep_direct_dep("fs_reclaim", "&mr->lock");
+	char *p = edu_anon(EDU_PAGE);
+	int umem, own;
 
-	igt_require_f(found >= 0, "no /proc/lockdep\n");
-	igt_assert_eq(found, 1);
+	igt_assert_eq(edu_dereg_err(fd, edu_reg(fd, p, EDU_PAGE, RW, 0)), 0);
+	umem = lockdep_direct_dep("fs_reclaim", "&umem_odp->umem_mutex");
+	own = lockdep_direct_dep("fs_reclaim", "&mr->own_lock");
+	igt_require_f(umem >= 0, "no /proc/lockdep\n");
+	igt_assert_eq(umem, 1);
+	igt_assert_eq(own, 1);
+	munmap(p, EDU_PAGE);
 }
 
 /* Closes *fdp, whose device it unbinds, and opens it anew */
@@ -780,9 +791,9 @@ igt_main
 	igt_subtest("debugfs-mrs-keyed")
 		test_debugfs_mrs_keyed(fd);
 
-	igt_describe("Loading edu_nic told lockdep that reclaim takes mr->lock (the invalidate callback does), so an allocation under it is reported at once.");
+	igt_describe("edu_nic told lockdep that reclaim takes the mirror lock (the invalidate callback does): a registration's umem mutex once one is made, the dma-buf registrations' lock at load; so an allocation under either is reported at once.");
 	igt_subtest("lockdep-primed")
-		test_lockdep_primed();
+		test_lockdep_primed(fd);
 
 	igt_describe("Unbinding the device with a live, mirrored registration: ioctls fail with ENODEV and move no data, close cleans up, and after rebinding a new registration reads the region's bytes and writes land, counted by the new device.");
 	igt_subtest("unbind-with-mrs")

@@ -25,17 +25,23 @@ IGT_TEST_DESCRIPTION("Unloading and unbinding the exporter and importer under li
 #define RW	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
 #define SIZE	(4 * EDU_PAGE)
 
-/* vgem_p2p and edu_nic, the pair; bochs, the other exporter */
-enum { EXPORTER, IMPORTER, BOCHS };
+/*
+ * vgem_p2p and edu_nic, the pair; bochs, the other exporter; the RDMA
+ * core edu_nic's registrations are umems of (ib_uverbs holds them)
+ */
+enum { EXPORTER, IMPORTER, BOCHS, IB_CORE, IB_UVERBS, NR_MODS };
 
-static const char *const mod_name[] = { "vgem_p2p", "edu_nic", "bochs" };
+static const char *const mod_name[] = {
+	"vgem_p2p", "edu_nic", "bochs", "ib_core", "ib_uverbs",
+};
 static const char *const mod_path[] = {
 	"vgem-p2p/exporter/vgem_p2p.ko", "vgem-p2p/importer/edu_nic.ko",
-	"drivers/gpu/drm/tiny/bochs.ko",
+	"drivers/gpu/drm/tiny/bochs.ko", "drivers/infiniband/core/ib_core.ko",
+	"drivers/infiniband/core/ib_uverbs.ko",
 };
 /* The tree each is in: the project's modules, or the kernel's objects */
 static const char *const mod_env[] = {
-	"VP2P_MODULES", "VP2P_MODULES", "VP2P_KOBJ",
+	"VP2P_MODULES", "VP2P_MODULES", "VP2P_KOBJ", "VP2P_KOBJ", "VP2P_KOBJ",
 };
 
 static bool mod_loaded(int m)
@@ -57,7 +63,9 @@ static int mod_unload(int m)
  * The parameters the suite runner loads each module with: the topologies
  * give edu dma_mask=0xffffffffffffffff (qemu/guest/run-suite).
  */
-static const char *const mod_params[] = { "", "dma_bits=64", "" };
+static const char *const mod_params[NR_MODS] = {
+	"", "dma_bits=64", "", "", "",
+};
 
 static int mod_load_params(int m, const char *params)
 {
@@ -80,13 +88,16 @@ static int mod_load(int m)
 	return mod_load_params(m, mod_params[m]);
 }
 
+/* In load order: edu_nic needs ib_uverbs, which needs ib_core */
+static const int pair_mods[] = { IB_CORE, IB_UVERBS, EXPORTER, IMPORTER };
+
 static void ensure_loaded(void)
 {
-	int m;
+	unsigned int i;
 
-	for (m = EXPORTER; m <= IMPORTER; m++)
-		if (!mod_loaded(m))
-			igt_assert_eq(mod_load(m), 0);
+	for (i = 0; i < ARRAY_SIZE(pair_mods); i++)
+		if (!mod_loaded(pair_mods[i]))
+			igt_assert_eq(mod_load(pair_mods[i]), 0);
 }
 
 /* The PCI address of the device behind a class device, e.g. edu_nic0 */
@@ -235,6 +246,119 @@ static void test_rmmod_busy(void)
 	igt_assert_eq(mod_unload(IMPORTER), -EWOULDBLOCK);
 	vgem_p2p_stats(vfd);
 	edu_dev_stats(efd);
+	close(efd);
+	close(vfd);
+}
+
+/* Does a loaded module other than @m need @m? */
+static bool mod_needed(int m)
+{
+	switch (m) {
+	case IB_CORE:
+		return mod_loaded(IB_UVERBS) || mod_loaded(IMPORTER);
+	case IB_UVERBS:
+		return mod_loaded(IMPORTER);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Unload the four in the order of permutation @perm (of 24), again and
+ * again until none is left: each refuses (-EWOULDBLOCK) exactly while a
+ * module loaded after it needs it.
+ */
+static void unload_permutation(int perm)
+{
+	int order[4], pass, left, i, j, ret;
+	bool taken[4] = { };
+
+	/* the factorial number system: digit i picks among those left */
+	for (i = 0, j = perm; i < 4; i++) {
+		int pick = j % (4 - i), k;
+
+		j /= 4 - i;
+		for (k = 0; taken[k] || pick--; k++)
+			;
+		taken[k] = true;
+		order[i] = pair_mods[k];
+	}
+	for (pass = 0, left = 4; left && pass < 4; pass++) {
+		for (i = 0; i < 4; i++) {
+			int m = order[i];
+			bool needed;
+
+			if (!mod_loaded(m))
+				continue;
+			needed = mod_needed(m);
+			ret = mod_unload(m);
+			igt_assert_f(ret == (needed ? -EWOULDBLOCK : 0),
+				     "rmmod %s: %d, %s needed\n", mod_name[m],
+				     ret, needed ? "still" : "not");
+			left -= !ret;
+		}
+	}
+	igt_assert_eq(left, 0);
+}
+
+/*
+ * The RDMA core beside the pair: with live registrations (a VRAM range
+ * mirrored peer-to-peer where the topology allows, a dma-buf mapped),
+ * neither ib_uverbs, whose umems they are, nor ib_core unloads, and
+ * neither does edu_nic (its file is open) or vgem_p2p (its objects are
+ * mapped). Once they are gone, the four unload in every order (those a
+ * loaded module still needs refusing) and load again, and the pair moves
+ * the same bytes as before.
+ */
+static void test_unload_rdma_core(void)
+{
+	int vfd = vgem_p2p_open(), efd = edu_open(), dfd = -1, perm;
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	struct edu_nic_reg_dmabuf r = {
+		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
+	};
+	char buf[256];
+	uint32_t key;
+	unsigned int i;
+
+	igt_require_f(getenv("VP2P_KOBJ"),
+		      "VP2P_KOBJ names the kernel's objects (ib_core.ko)\n");
+	p2p_fill(vram, SIZE, 9);
+	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
+	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR, &dfd),
+		      0);
+	r.fd = dfd;
+	igt_assert_eq(edu_ioctl(efd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
+	for (i = 0; i < ARRAY_SIZE(pair_mods); i++)
+		igt_assert_eq(mod_unload(pair_mods[i]), -EWOULDBLOCK);
+	edu_dma(efd, r.key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	igt_assert_eq(edu_dereg_err(efd, r.key), 0);
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+	close(dfd);
+	munmap(vram, SIZE);
+	close(efd);
+	close(vfd);
+
+	for (perm = 0; perm < 24; perm++) {
+		unload_permutation(perm);
+		ensure_loaded();
+	}
+
+	vfd = vgem_p2p_open();
+	efd = edu_open();
+	h = vgem_p2p_create(vfd, SIZE, 0);
+	vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	p2p_fill(vram, SIZE, 10);
+	key = edu_reg(efd, vram, SIZE, RW, 0);
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	igt_assert_eq(edu_dereg_err(efd, key), 0);
+	munmap(vram, SIZE);
+	gem_close(vfd, h);
 	close(efd);
 	close(vfd);
 }
@@ -615,6 +739,10 @@ igt_main
 		igt_dynamic("bochs")
 			unload_every_order_bochs();
 	}
+
+	igt_describe("With live registrations (a VRAM range mirrored, a dma-buf mapped) neither ib_uverbs, whose umems they are, nor ib_core unloads, nor edu_nic or vgem_p2p; once they are gone the four unload in all 24 orders, each refusing (-EWOULDBLOCK) exactly while a loaded module needs it, load again, and the pair DMAs the right bytes.");
+	igt_subtest("unload-rdma-core")
+		test_unload_rdma_core();
 
 	igt_describe("A dma-buf mmap pins the exporter module while it exists, as any mmap of its memory does; once it and the fds are gone, the module unloads and loads again.");
 	igt_subtest("unload-after-dmabuf-mmap")

@@ -397,7 +397,7 @@ static int open_devices(struct bench *b)
 		return bench_fail(b->efd, "vgem_p2p device (load vgem_p2p.ko: insmod $VP2P_MODULES/vgem-p2p/exporter/vgem_p2p.ko)");
 	b->ifd = vp2p_importer_open(0);
 	if (b->ifd < 0)
-		return bench_fail(b->ifd, "/dev/edu_nic0 (insmod $VP2P_MODULES/vgem-p2p/importer/edu_nic.ko dma_bits=64)");
+		return bench_fail(b->ifd, "/dev/edu_nic0 (modprobe ib_uverbs && insmod $VP2P_MODULES/vgem-p2p/importer/edu_nic.ko dma_bits=64)");
 	/* Optional: the TTM cases run where there is a bochs-display */
 	if (bench_ttm_open(b)) {
 		bench_note(b, "no bochs card: the TTM exporter's cases are skipped");

@@ -16,7 +16,9 @@ static void load_command(const char *module, char *buf, size_t len)
 {
 	const char *dir = getenv("VP2P_MODULES");
 
-	snprintf(buf, len, "insmod %s/vgem-p2p/%s/%s.ko%s",
+	/* edu_nic's registrations are RDMA umems: ib_uverbs holds them */
+	snprintf(buf, len, "%sinsmod %s/vgem-p2p/%s/%s.ko%s",
+		 strcmp(module, "edu_nic") ? "" : "modprobe ib_uverbs && ",
 		 dir && *dir ? dir : "build/modules",
 		 strcmp(module, "edu_nic") ? "exporter" : "importer", module,
 		 strcmp(module, "edu_nic") ? "" : " dma_bits=64");

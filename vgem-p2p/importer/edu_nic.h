@@ -4,26 +4,28 @@
  *
  * Lock order, outermost first:
  *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic.dma_lock >
- *   dma_resv of a dma-buf > edu_nic_mr.lock
+ *   dma_resv of a dma-buf > the mirror lock (*edu_nic_mr.lock: a
+ *   registration's umem_mutex, or a dma-buf registration's own_lock)
  * A transfer takes the engine (dma_lock) before it locks the mirror, and
  * locks it only around each command that uses its address: an
  * invalidation waits for that command, never for the shared engine's
  * queue.
- * edu_nic_mr.lock is taken by the mmu notifier invalidate callback, which
+ * The mirror lock is taken by the mmu notifier invalidate callback, which
  * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
  * ioremap) or faults on user memory while holding it or anything inside
  * it. The bulk mode copies to and from user memory under it only with
  * page faults disabled (pagefault_disable()), and faults the user pages
- * in after dropping it, as i915's pread/pwrite fast paths do. Module
- * load primes lockdep with reclaim -> edu_nic_mr.lock
- * (edu_nic_mr_lockdep_prime()), so a violation is reported at once.
+ * in after dropping it, as i915's pread/pwrite fast paths do. lockdep
+ * learns reclaim -> mirror lock up front (edu_nic_mr_lockdep_prime() at
+ * load, and at each registration for the umem's mutex), so a violation
+ * is reported at once.
  *
  * A dma-buf registration's mapping is made and dropped under the
- * dma-buf's dma_resv (dma_buf_map_attachment(), and move_notify, which
+ * dma-buf's dma_resv (ib_umem_dmabuf_map_pages(), and move_notify, which
  * the exporter calls with it held, possibly from inside its own locks),
  * and each DMA command runs under it: so a DMA never overlaps a move.
- * mr->lock only guards its state and counters there; nothing calls the
- * exporter under it.
+ * Its own_lock only guards its state and counters there; nothing calls
+ * the exporter under it.
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -40,9 +42,13 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
+#include <rdma/ib_verbs.h>
+
 #include <uapi/linux/edu_nic.h>
 
 struct iommu_domain;
+struct ib_umem_dmabuf;
+struct ib_umem_odp;
 
 /* The edu device's registers, in BAR0 */
 #define EDU_REG_ID		0x00	/* 0xRRrr00ed: major, minor, 0xed */
@@ -95,6 +101,8 @@ struct edu_nic_dev_counters {
 
 /**
  * struct edu_nic - one bound edu device
+ * @ibdev: the RDMA device its registrations' umems belong to; first, as
+ *	ib_alloc_device() wants: the allocation is the ib_device's.
  * @pdev: the PCI device.
  * @regs: BAR0.
  * @id: index in the device name, edu_nic<id>.
@@ -120,6 +128,7 @@ struct edu_nic_dev_counters {
  * @stats: device-wide counters.
  */
 struct edu_nic {
+	struct ib_device ibdev;
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	int id;
@@ -186,90 +195,111 @@ enum edu_nic_mr_kind {
 	EDU_NIC_KIND_DMABUF,	/* a range of a dma-buf */
 };
 
+struct edu_nic_mr;
+
+/**
+ * struct edu_nic_mr_ops - what a kind of registration does for DMA
+ * @lock_mirror: return 0 with the mirror installed (writable if the
+ *	second argument says so) and locked, faulting or mapping it in as
+ *	needed; op_lock is held. Or a negative errno, with nothing held.
+ * @lock_installed: lock the mirror if it is installed (writable if asked),
+ *	without calling an exporter: the engine is held. -EAGAIN if not.
+ * @unlock_mirror: undo either.
+ * @addr: the address the device uses for a page of the locked mirror.
+ * @page_synced: does the page reach system memory, synced around each DMA?
+ * @sync_dir: the direction such a page is mapped and synced with.
+ * @bus_addr: optional: is the page's address a PCI bus address, which
+ *	no IOMMU translates?
+ * @first_dma_addr: optional, for debugfs: the first page's address, if
+ *	the mirror is installed.
+ * @kill: tear the mirror down for good: the device is being unbound.
+ * @release: the last reference: tear down, release the umem.
+ */
+struct edu_nic_mr_ops {
+	int (*lock_mirror)(struct edu_nic_mr *mr, bool write);
+	int (*lock_installed)(struct edu_nic_mr *mr, bool write);
+	void (*unlock_mirror)(struct edu_nic_mr *mr);
+	dma_addr_t (*addr)(struct edu_nic_mr *mr, unsigned long i);
+	bool (*page_synced)(struct edu_nic_mr *mr, unsigned long i);
+	enum dma_data_direction (*sync_dir)(struct edu_nic_mr *mr,
+					    unsigned long i);
+	bool (*bus_addr)(struct edu_nic_mr *mr, unsigned long i);
+	bool (*first_dma_addr)(struct edu_nic_mr *mr, dma_addr_t *addr);
+	void (*kill)(struct edu_nic_mr *mr);
+	void (*release)(struct edu_nic_mr *mr);
+};
+
 /**
  * struct edu_nic_mr - a registered memory region and its mirror
  * @nic: the device.
  * @kref: held by the file's xarray and by every ioctl using the region.
  * @key: the key user space names it by.
  * @kind: what it names.
+ * @ops: how its mirror is locked and read, for the kind.
  * @start: first address; for a dma-buf, offset in it.
  * @length: length in bytes, a multiple of PAGE_SIZE.
  * @npages: @length in pages.
  * @access: EDU_NIC_ACCESS_* bits.
- * @no_p2p: EDU_NIC_REG_MR_NO_P2P: never name this device as p2p importer.
- * @notifier: the mmu interval notifier covering [@start, @start + @length).
+ * @odp: a range of the address space: its on-demand-paging umem, which
+ *	holds the mmu interval notifier, the DMA addresses the RDMA core
+ *	mapped after its sequence check (pages, and BARs peer-to-peer), and
+ *	the exporters' leases. NULL for a dma-buf.
  * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, from the moment
  *	@key is set (so debugfs never lists a key-less region); empty before.
- * @op_lock: serializes faulting and DMA on this region, so that only one
- *	thread fills @pfns and @dma_addrs while the mirror is invalid. Never
- *	taken by the notifier, so holding it may sleep and allocate.
- * @lock: protects the mirror: @valid, @writable, @pfns, @dma_addrs,
- *	@p2p_leases, @stats. Held across every DMA command to the mirror's
- *	addresses, so that the invalidate callback, which takes it, waits
- *	for the command in flight before it tears the mirror down; and only
- *	across the command, with the engine already taken.
- * @valid: the mirror is installed: @pfns and @dma_addrs may be used.
+ * @op_lock: serializes faulting and DMA on this region. Never taken by
+ *	the notifier, so holding it may sleep and allocate.
+ * @lock: protects the mirror: @valid, @writable, @faulting's effect,
+ *	@stats, and the addresses: @odp's (it is @odp's umem_mutex, which
+ *	the core maps under and our invalidate callback takes), or
+ *	@dma_addrs and @sysmem for a dma-buf (@own_lock). Held across every
+ *	DMA command to the mirror's addresses, so that an invalidation waits
+ *	for the command in flight before the addresses go; and only across
+ *	the command, with the engine already taken.
+ * @own_lock: @lock of a dma-buf registration.
+ * @valid: the mirror is installed: every page mapped, for the device.
  * @writable: ... and was faulted for writing.
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
- * @pfns: hmm_range_fault() output, one entry per page.
- * @dma_addrs: per page, the address the device uses, which we mapped
- *	after the sequence check: pci_p2pdma_map_resource() for
- *	HMM_PFN_P2PDMA entries (BAR runs), dma_map_page() for the others.
- * @p2p_runs: per page heading a BAR run we mapped with
- *	pci_p2pdma_map_resource(), the run's length in pages. Only heads are
- *	written or read: a page outside every run is in @sysmem.
- * @p2p_leases: the leases the installed mirror holds (struct p2p_lease).
- * @sysmem: per page, the device's address reaches system RAM: each DMA
- *	syncs it, and the bulk mode copies through the kernel mapping. Set
- *	when the mirror is installed (for a dma-buf, classified once per
- *	physically contiguous run).
- * @bus_addr: per page, the device's address is a PCI bus address
- *	(PCI_P2PDMA_MAP_BUS_ADDR: a switch routes it, no IOMMU translates
- *	it), not an IOVA or an untranslated address of the DMA API. Set
- *	when the mirror is installed, by map type. Never for a dma-buf: its
- *	sg table does not say which addresses a switch routes (6.1 has no
- *	SG_DMA_BUS_ADDRESS), and vgem_p2p maps an importer an IOMMU
- *	translates with dma_map_resource().
+ * @faulting: ib_umem_odp_map_dma_and_lock() runs for us: an invalidation
+ *	now makes the core walk the range again (counted as a fault retry).
+ * @dma_addrs: a dma-buf's: per page, the address the exporter mapped.
+ * @sysmem: a dma-buf's: per page, the address reaches system RAM: each
+ *	DMA syncs it, and the bulk mode copies through the kernel mapping.
+ *	Classified once per physically contiguous run.
  * @win: the bulk mode's CPU mapping of one BAR run of the mirror, under
  *	@op_lock; see struct edu_nic_io_window.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
- * @dmabuf: the dma-buf of a dma-buf registration, referenced.
- * @attach: our dynamic attachment to it.
- * @sgt: the exporter's mapping while @valid, under the dma_resv.
+ * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, referenced,
+ *	our dynamic attachment to it, and the exporter's mapping, made and
+ *	dropped under the dma_resv.
  */
 struct edu_nic_mr {
 	struct edu_nic *nic;
 	struct kref kref;
 	u32 key;
 	enum edu_nic_mr_kind kind;
+	const struct edu_nic_mr_ops *ops;
 	unsigned long start;
 	unsigned long length;
 	unsigned long npages;
 	u32 access;
-	bool no_p2p;
-	struct mmu_interval_notifier notifier;
+	struct ib_umem_odp *odp;
 	struct list_head node;
 
 	struct mutex op_lock;		/* one fault or DMA at a time */
 
-	struct mutex lock;		/* the mirror; see above */
+	struct mutex *lock;		/* the mirror; see above */
+	struct mutex own_lock;
 	bool valid;
 	bool writable;
 	bool ever_mapped;
-	unsigned long *pfns;
-	struct p2pdma_provider **providers;	/* hmm_range_fault() output */
+	bool faulting;
 	dma_addr_t *dma_addrs;
-	u32 *p2p_runs;
-	struct list_head p2p_leases;
 	unsigned long *sysmem;
-	unsigned long *bus_addr;
 	struct edu_nic_stats stats;
 
 	struct edu_nic_io_window win;
 
-	struct dma_buf *dmabuf;
-	struct dma_buf_attachment *attach;
-	struct sg_table *sgt;
+	struct ib_umem_dmabuf *umem_dmabuf;
 };
 
 /**
@@ -315,7 +345,6 @@ phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
 				   dma_addr_t addr);
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr);
 void edu_nic_dma_fault_init(struct dentry *root);
-void edu_nic_mr_hold_init(struct dentry *root);
 int edu_nic_dma_init(struct edu_nic *nic);
 void edu_nic_dma_fini(struct edu_nic *nic);
 void edu_nic_dma_kill(struct edu_nic *nic);
@@ -326,28 +355,30 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 		       const void *buf, size_t len);
 
 /* edu_nic_mr.c */
-void edu_nic_mr_classify(struct edu_nic_mr *mr, unsigned long i,
-			 unsigned long n);
+phys_addr_t edu_nic_mr_phys(struct edu_nic_mr *mr, struct iommu_domain *domain,
+			    unsigned long i);
 
 /* Add to a counter of the region and of its device. */
 #define edu_nic_mr_count(mr, field, n) do {				\
 	struct edu_nic_mr *__mr = (mr);					\
 	u64 __n = (n);							\
 									\
-	lockdep_assert_held(&__mr->lock);				\
+	lockdep_assert_held(__mr->lock);				\
 	__mr->stats.field += __n;					\
 	atomic64_add(__n, &__mr->nic->stats.field);			\
 } while (0)
 
+void edu_nic_mr_lockdep_taint(struct mutex *lock);
 void edu_nic_mr_lockdep_prime(void);
 struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 				    unsigned long length, u32 access,
-				    enum edu_nic_mr_kind kind);
+				    enum edu_nic_mr_kind kind,
+				    const struct edu_nic_mr_ops *ops);
 void edu_nic_mr_free(struct edu_nic_mr *mr);
 int edu_nic_mr_publish(struct edu_nic_mr *mr);
-enum dma_data_direction edu_nic_mr_dir(bool writable);
-struct edu_nic_mr *edu_nic_mr_create(struct edu_nic_file *f,
-				     const struct edu_nic_reg_mr *req);
+void edu_nic_mr_installed(struct edu_nic_mr *mr, bool write,
+			  unsigned long p2p, unsigned long p2p_maps);
+void edu_nic_mr_uninstalled(struct edu_nic_mr *mr);
 int edu_nic_mr_prefetch(struct edu_nic_mr *mr);
 void edu_nic_mr_put(struct edu_nic_mr *mr);
 int edu_nic_mr_transfer(struct edu_nic_mr *mr, const struct edu_nic_dma *req);
@@ -355,14 +386,17 @@ void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out);
 bool edu_nic_mr_first_dma_addr(struct edu_nic_mr *mr, dma_addr_t *addr);
 void edu_nic_mr_kill_all(struct edu_nic *nic);
 
+/* edu_nic_odp.c */
+struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
+				      const struct edu_nic_reg_mr *req);
+
 /* edu_nic_dmabuf.c */
 struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 					 const struct edu_nic_reg_dmabuf *req);
-int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr);
-int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr);
-void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr);
-void edu_nic_dmabuf_kill(struct edu_nic_mr *mr);
-void edu_nic_dmabuf_release(struct edu_nic_mr *mr);
+
+/* edu_nic_ib.c */
+int edu_nic_ib_register(struct edu_nic *nic);
+void edu_nic_ib_unregister(struct edu_nic *nic);
 
 /* edu_nic_ioctl.c */
 long edu_nic_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);

@@ -6,8 +6,9 @@
  * address (dma_addr0), .../iovas the device's IOMMU mappings where its
  * IOVAs are allocated, as runs.
  * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout and
- * fail_dma_irq_late (fault injection), hold_before_check and hold_dma,
- * with their counts held_before_check and held_dma.
+ * fail_dma_irq_late (fault injection), and hold_dma with its count
+ * held_dma. (The window between a fault's walk and its sequence check is
+ * the RDMA core's now: vgem_p2p's hold_after_lookup holds it.)
  */
 #include <linux/debugfs.h>
 #include <linux/iommu.h>
@@ -230,7 +231,6 @@ void edu_nic_debugfs_module_init(void)
 {
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	edu_nic_dma_fault_init(edu_nic_debugfs_root);
-	edu_nic_mr_hold_init(edu_nic_debugfs_root);
 	edu_nic_dma_hold_init(edu_nic_debugfs_root);
 }
 

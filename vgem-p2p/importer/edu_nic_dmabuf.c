@@ -1,67 +1,112 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * edu_nic: dma-buf registrations, the upstream importer path beside the
- * hmm_range_fault() one of edu_nic_mr.c.
+ * on-demand-paging one of edu_nic_mr.c.
  *
- * A registration attaches dynamically (dma_buf_dynamic_attach()) with
- * peer2peer allowed, so the exporter may hand out its device memory; it
- * decides, and the addresses tell us which we got. The mapping is made
- * and used under the dma-buf's dma_resv: the exporter moves the memory
- * only with it held, and tells us first (move_notify), so a DMA, which
- * holds it, never overlaps a move. move_notify drops the mapping; the
- * next DMA maps again (dma_buf_map_attachment()) and waits for the
- * exporter's kernel fences (a move it did asynchronously) before using
- * it. Like the vma mirror, the mapping is all or nothing.
+ * A registration is an RDMA dma-buf umem (ib_umem_dmabuf), as mlx5's
+ * dma-buf MRs are: a dynamic attachment with peer2peer allowed, so the
+ * exporter may hand out its device memory; it decides, and the addresses
+ * tell us which we got. The mapping is made and used under the dma-buf's
+ * dma_resv: the exporter moves the memory only with it held, and tells us
+ * first (move_notify, as mlx5_ib_dmabuf_invalidate_cb() is told), so a
+ * DMA, which holds it, never overlaps a move. move_notify drops the
+ * mapping; the next DMA maps again (ib_umem_dmabuf_map_pages(), which
+ * waits for the exporter's kernel fences, a move it did asynchronously,
+ * before the mapping is used). Like the vma mirror, the mapping is all or
+ * nothing.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/fs.h>
+#include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+
+#include <rdma/ib_umem.h>
 
 #include "edu_nic.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
 
-/* How long a DMA waits for an exporter's move to finish */
-#define EDU_NIC_FENCE_TIMEOUT_MS	10000
-
 static struct dma_resv *edu_nic_dmabuf_resv(struct edu_nic_mr *mr)
 {
-	return mr->dmabuf->resv;
+	return mr->umem_dmabuf->attach->dmabuf->resv;
 }
 
 /*
- * Per page of the registered range, the address the device uses. The
- * exporter's segments are page-aligned; anything else cannot be DMAed
- * page by page and is refused. Each segment is classified as a whole
- * (system RAM or the exporter's own memory), not page by page.
+ * edu_nic_dmabuf_classify - record which exporter addresses are system RAM
+ * @mr: the region, its mirror being installed
+ * @i: first page
+ * @n: number of pages, with exporter addresses in mr->dma_addrs
+ *
+ * Sets the pages' bits in mr->sysmem when the device reaches system RAM
+ * there (see edu_nic_dmabuf_page_synced()). One walk of the iomem resource
+ * tree (region_intersects(), as memremap() classifies a range) per
+ * physically contiguous stretch, not a page_is_ram() per page: a VRAM
+ * range is one stretch. A stretch that straddles RAM and something else
+ * is classified page by page. An address the IOMMU cannot translate is
+ * left unset: no DMA reaches it.
  */
-static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, struct sg_table *sgt,
-			       unsigned long *p2p)
+static void edu_nic_dmabuf_classify(struct edu_nic_mr *mr, unsigned long i,
+				    unsigned long n)
 {
-	u64 skip = mr->start, pos = 0;
+	struct iommu_domain *domain = edu_nic_dma_domain(mr->nic);
+	unsigned long end = i + n, j, k;
+	phys_addr_t phys;
+
+	while (i < end) {
+		phys = edu_nic_mr_phys(mr, domain, i);
+		for (j = i + 1; j < end; j++)
+			if (edu_nic_mr_phys(mr, domain, j) !=
+			    phys + ((phys_addr_t)(j - i) << PAGE_SHIFT))
+				break;
+		if (!phys) {
+			i = j;
+			continue;
+		}
+		switch (region_intersects(phys, (j - i) << PAGE_SHIFT,
+					  IORESOURCE_SYSTEM_RAM,
+					  IORES_DESC_NONE)) {
+		case REGION_INTERSECTS:
+			bitmap_set(mr->sysmem, i, j - i);
+			break;
+		case REGION_MIXED:
+			for (k = i; k < j; k++)
+				if (page_is_ram(PHYS_PFN(phys) + k - i))
+					__set_bit(k, mr->sysmem);
+			break;
+		}
+		i = j;
+	}
+}
+
+/*
+ * Per page of the registered range, the address the device uses, from
+ * the umem's scatterlist, which ib_umem_dmabuf_map_pages() trimmed to the
+ * range. The exporter's segments are page-aligned; anything else cannot
+ * be DMAed page by page and is refused. Each segment is classified as a
+ * whole (system RAM or the exporter's own memory), not page by page.
+ */
+static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
+{
+	struct sg_table *sgt = &mr->umem_dmabuf->umem.sgt_append.sgt;
 	struct scatterlist *sg;
 	unsigned long i = 0, first;
 	unsigned int n;
 
 	bitmap_zero(mr->sysmem, mr->npages);
-	for_each_sgtable_dma_sg(sgt, sg, n) {
+	for_each_sg(sgt->sgl, sg, sgt->nents, n) {
 		dma_addr_t addr = sg_dma_address(sg);
 		u64 len = sg_dma_len(sg);
 
 		if (!PAGE_ALIGNED(addr) || !PAGE_ALIGNED(len))
 			return -EINVAL;
 		first = i;
-		for (; len && i < mr->npages;
-		     len -= PAGE_SIZE, addr += PAGE_SIZE, pos += PAGE_SIZE) {
-			if (pos < skip)
-				continue;
+		for (; len && i < mr->npages; len -= PAGE_SIZE, addr += PAGE_SIZE)
 			mr->dma_addrs[i++] = addr;
-		}
 		if (i > first)
-			edu_nic_mr_classify(mr, first, i - first);
+			edu_nic_dmabuf_classify(mr, first, i - first);
 		if (i == mr->npages) {
 			*p2p = mr->npages - bitmap_weight(mr->sysmem,
 							  mr->npages);
@@ -74,76 +119,41 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, struct sg_table *sgt,
 /* Map the registration, with the dma_resv held and no mapping installed */
 static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 {
-	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
 	bool write = mr->access & EDU_NIC_ACCESS_WRITE;
-	struct sg_table *sgt;
 	unsigned long p2p;
-	long ret;
+	int ret;
 
-	dma_resv_assert_held(resv);
+	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
 
-	sgt = dma_buf_map_attachment(mr->attach, edu_nic_mr_dir(write));
-	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
-
-	/* An exporter's move may still be running on its own engine */
-	ret = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_KERNEL, false,
-				    msecs_to_jiffies(EDU_NIC_FENCE_TIMEOUT_MS));
-	if (ret <= 0) {
-		ret = ret ?: -ETIMEDOUT;
-		goto err_unmap;
-	}
-	ret = edu_nic_dmabuf_fill(mr, sgt, &p2p);
+	ret = ib_umem_dmabuf_map_pages(mr->umem_dmabuf);
 	if (ret)
-		goto err_unmap;
+		return ret;
+	ret = edu_nic_dmabuf_fill(mr, &p2p);
+	if (ret) {
+		ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
+		return ret;
+	}
 
-	mutex_lock(&mr->lock);
-	mr->sgt = sgt;
-	mr->valid = true;
-	mr->writable = write;
-	edu_nic_mr_count(mr, faults, 1);
-	if (mr->ever_mapped)
-		edu_nic_mr_count(mr, remaps, 1);
-	mr->ever_mapped = true;
-	if (p2p)
-		edu_nic_mr_count(mr, p2p_maps, 1);
-	edu_nic_mr_count(mr, pages_p2p, p2p);
-	edu_nic_mr_count(mr, pages_system, mr->npages - p2p);
-	edu_nic_mr_count(mr, cur_pages_p2p, p2p);
-	edu_nic_mr_count(mr, cur_pages_system, mr->npages - p2p);
-	mutex_unlock(&mr->lock);
+	mutex_lock(mr->lock);
+	edu_nic_mr_installed(mr, write, p2p, p2p ? 1 : 0);
+	mutex_unlock(mr->lock);
 	return 0;
-
-err_unmap:
-	dma_buf_unmap_attachment(mr->attach, sgt, edu_nic_mr_dir(write));
-	return ret;
 }
 
 /* Drop the mapping, if any; @moved: the exporter asked (move_notify) */
 static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
 {
-	struct sg_table *sgt;
-
 	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
 
-	mutex_lock(&mr->lock);
-	sgt = mr->sgt;
-	mr->sgt = NULL;
+	mutex_lock(mr->lock);
 	if (mr->valid) {
-		edu_nic_mr_count(mr, cur_pages_p2p, -mr->stats.cur_pages_p2p);
-		edu_nic_mr_count(mr, cur_pages_system,
-				 -mr->stats.cur_pages_system);
+		edu_nic_mr_uninstalled(mr);
 		if (moved)
 			edu_nic_mr_count(mr, invalidations, 1);
-		mr->valid = false;
-		mr->writable = false;
 	}
-	mutex_unlock(&mr->lock);
+	mutex_unlock(mr->lock);
 
-	if (sgt)
-		dma_buf_unmap_attachment(mr->attach, sgt,
-					 edu_nic_mr_dir(mr->access &
-							EDU_NIC_ACCESS_WRITE));
+	ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
 }
 
 /*
@@ -152,7 +162,13 @@ static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
  */
 static void edu_nic_dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
-	edu_nic_dmabuf_unmap(attach->importer_priv, true);
+	struct ib_umem_dmabuf *umem_dmabuf = attach->importer_priv;
+	struct edu_nic_mr *mr = umem_dmabuf->private;
+
+	/* Not yet a registration, or not mapped: nothing to drop */
+	if (!mr || !umem_dmabuf->sgt)
+		return;
+	edu_nic_dmabuf_unmap(mr, true);
 }
 
 static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
@@ -160,16 +176,17 @@ static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
 	.move_notify = edu_nic_dmabuf_move_notify,
 };
 
-/**
+/*
  * edu_nic_dmabuf_lock_mirror - lock a dma-buf registration for DMA
  * @mr: the region, op_lock held
+ * @write: unused: the mapping has the registration's access
  *
  * Maps it again if a move dropped the mapping.
  *
  * Return: 0 with the dma_resv and mr->lock held and the mapping valid, or
  * a negative errno with neither held.
  */
-int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr)
+static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
 	int ret = 0;
@@ -186,13 +203,14 @@ int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr)
 		dma_resv_unlock(resv);
 		return ret;
 	}
-	mutex_lock(&mr->lock);
+	mutex_lock(mr->lock);
 	return 0;
 }
 
-/**
+/*
  * edu_nic_dmabuf_lock_installed - lock a dma-buf registration's mapping
  * @mr: the region
+ * @write: unused, as for edu_nic_dmabuf_lock_mirror()
  *
  * As edu_nic_dmabuf_lock_mirror(), but never maps: the engine is held,
  * and the exporter is not to be called under it.
@@ -200,7 +218,7 @@ int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr)
  * Return: 0 with the dma_resv and mr->lock held, or -EAGAIN (a move
  * dropped the mapping) with neither held.
  */
-int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr)
+static int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr, bool write)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
 
@@ -209,96 +227,44 @@ int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr)
 		dma_resv_unlock(resv);
 		return -EAGAIN;
 	}
-	mutex_lock(&mr->lock);
+	mutex_lock(mr->lock);
 	return 0;
 }
 
-/**
+/*
  * edu_nic_dmabuf_unlock_mirror - undo edu_nic_dmabuf_lock_mirror()
  * @mr: the region
  */
-void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
+static void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
 {
-	mutex_unlock(&mr->lock);
+	mutex_unlock(mr->lock);
 	dma_resv_unlock(edu_nic_dmabuf_resv(mr));
 }
 
-/**
- * edu_nic_dmabuf_create - EDU_NIC_IOCTL_REG_DMABUF's work
- * @nic: the device
- * @req: the request, checked but for the dma-buf itself
- *
- * Return: the region, attached and mapped, with one reference, not yet
- * published (the ioctl publishes it once it has its key); or an ERR_PTR().
+/*
+ * The checks the RDMA core leaves to its callers: the device writing
+ * through a dma-buf is a write to it, so the fd must be open for writing,
+ * as mmap() of a file for a shared writable mapping requires (-EACCES
+ * there too); and the range must lie in the buffer.
  */
-struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
-					 const struct edu_nic_reg_dmabuf *req)
+static int edu_nic_dmabuf_check(struct dma_buf *dmabuf,
+				const struct edu_nic_reg_dmabuf *req)
 {
-	struct dma_buf_attachment *attach;
-	struct dma_buf *dmabuf;
-	struct edu_nic_mr *mr;
-	int ret;
-
-	dmabuf = dma_buf_get((int)req->fd);
-	if (IS_ERR(dmabuf))
-		return ERR_CAST(dmabuf);
-	/*
-	 * The device writing through a dma-buf is a write to it: the fd
-	 * must be open for writing, as mmap() of a file for a shared
-	 * writable mapping requires (-EACCES there too).
-	 */
-	ret = -EACCES;
 	if ((req->access & EDU_NIC_ACCESS_WRITE) &&
 	    !(dmabuf->file->f_mode & FMODE_WRITE))
-		goto err_put_dmabuf;
-	ret = -EINVAL;
+		return -EACCES;
 	if (req->offset >= dmabuf->size ||
 	    req->length > dmabuf->size - req->offset)
-		goto err_put_dmabuf;
-
-	ret = -ENOMEM;
-	mr = edu_nic_mr_alloc(nic, req->offset, req->length, req->access,
-			      EDU_NIC_KIND_DMABUF);
-	if (!mr)
-		goto err_put_dmabuf;
-	mr->dmabuf = dmabuf;
-
-	attach = dma_buf_dynamic_attach(dmabuf, &nic->pdev->dev,
-					&edu_nic_dmabuf_attach_ops, mr);
-	if (IS_ERR(attach)) {
-		ret = PTR_ERR(attach);
-		goto err_free_mr;
-	}
-	mr->attach = attach;
-
-	/* Map now, so that the exporter's refusal shows at registration */
-	mutex_lock(&mr->op_lock);
-	ret = edu_nic_dmabuf_lock_mirror(mr);
-	if (!ret)
-		edu_nic_dmabuf_unlock_mirror(mr);
-	mutex_unlock(&mr->op_lock);
-	if (ret)
-		goto err_detach;
-	return mr;
-
-err_detach:
-	edu_nic_dmabuf_release(mr);
-	edu_nic_mr_free(mr);
-	return ERR_PTR(ret);
-
-err_free_mr:
-	edu_nic_mr_free(mr);
-err_put_dmabuf:
-	dma_buf_put(dmabuf);
-	return ERR_PTR(ret);
+		return -EINVAL;
+	return 0;
 }
 
-/**
+/*
  * edu_nic_dmabuf_kill - drop the mapping of a device being unbound
  * @mr: the region; the device is already marked dead, so it is not
  *	mapped again
  */
-void edu_nic_dmabuf_kill(struct edu_nic_mr *mr)
+static void edu_nic_dmabuf_kill(struct edu_nic_mr *mr)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
 
@@ -307,13 +273,119 @@ void edu_nic_dmabuf_kill(struct edu_nic_mr *mr)
 	dma_resv_unlock(resv);
 }
 
-/**
- * edu_nic_dmabuf_release - unmap, detach and drop the dma-buf
- * @mr: the region, no longer reachable; edu_nic_mr_free() follows
- */
-void edu_nic_dmabuf_release(struct edu_nic_mr *mr)
+/* The last reference: unmap, detach and drop the dma-buf */
+static void edu_nic_dmabuf_release(struct edu_nic_mr *mr)
 {
 	edu_nic_dmabuf_kill(mr);
-	dma_buf_detach(mr->dmabuf, mr->attach);
-	dma_buf_put(mr->dmabuf);
+	ib_umem_release(&mr->umem_dmabuf->umem);
+}
+
+static dma_addr_t edu_nic_dmabuf_addr(struct edu_nic_mr *mr, unsigned long i)
+{
+	return mr->dma_addrs[i];
+}
+
+/* Page @i is system memory (mr->sysmem): the device reaches it synced */
+static bool edu_nic_dmabuf_page_synced(struct edu_nic_mr *mr,
+				       unsigned long i)
+{
+	return test_bit(i, mr->sysmem);
+}
+
+static enum dma_data_direction edu_nic_dmabuf_sync_dir(struct edu_nic_mr *mr,
+						       unsigned long i)
+{
+	return ib_umem_dma_dir(&mr->umem_dmabuf->umem);
+}
+
+/*
+ * No .bus_addr: the exporter's sg table does not say which addresses a
+ * switch routes (6.1 has no SG_DMA_BUS_ADDRESS), and vgem_p2p maps an
+ * importer an IOMMU translates with dma_map_resource(). No
+ * .first_dma_addr: the dma_resv, not the mirror lock, guards the mapping.
+ */
+static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
+	.lock_mirror = edu_nic_dmabuf_lock_mirror,
+	.lock_installed = edu_nic_dmabuf_lock_installed,
+	.unlock_mirror = edu_nic_dmabuf_unlock_mirror,
+	.addr = edu_nic_dmabuf_addr,
+	.page_synced = edu_nic_dmabuf_page_synced,
+	.sync_dir = edu_nic_dmabuf_sync_dir,
+	.kill = edu_nic_dmabuf_kill,
+	.release = edu_nic_dmabuf_release,
+};
+
+/**
+ * edu_nic_dmabuf_create - EDU_NIC_IOCTL_REG_DMABUF's work
+ * @nic: the device
+ * @req: the request, checked but for the dma-buf itself
+ *
+ * A dma-buf umem of the device's ib_device, attached dynamically as mlx5
+ * attaches one for a dma-buf MR.
+ *
+ * Return: the region, attached and mapped, with one reference, not yet
+ * published (the ioctl publishes it once it has its key); or an ERR_PTR().
+ */
+struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
+					 const struct edu_nic_reg_dmabuf *req)
+{
+	int access = req->access & EDU_NIC_ACCESS_WRITE ?
+		     IB_ACCESS_LOCAL_WRITE : 0;
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct dma_buf *dmabuf;
+	struct edu_nic_mr *mr;
+	int ret;
+
+	dmabuf = dma_buf_get((int)req->fd);
+	if (IS_ERR(dmabuf))
+		return ERR_CAST(dmabuf);
+	ret = edu_nic_dmabuf_check(dmabuf, req);
+	dma_buf_put(dmabuf);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = edu_nic_mr_alloc(nic, req->offset, req->length, req->access,
+			      EDU_NIC_KIND_DMABUF, &edu_nic_dmabuf_ops);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	ret = -ENOMEM;
+	mr->dma_addrs = kvcalloc(mr->npages, sizeof(*mr->dma_addrs),
+				 GFP_KERNEL);
+	mr->sysmem = kvcalloc(BITS_TO_LONGS(mr->npages), sizeof(long),
+			      GFP_KERNEL);
+	if (!mr->dma_addrs || !mr->sysmem)
+		goto err_free_mr;
+
+	umem_dmabuf = ib_umem_dmabuf_get(&nic->ibdev, req->offset, req->length,
+					 (int)req->fd, access,
+					 &edu_nic_dmabuf_attach_ops);
+	if (IS_ERR(umem_dmabuf)) {
+		ret = PTR_ERR(umem_dmabuf);
+		goto err_free_mr;
+	}
+	mr->umem_dmabuf = umem_dmabuf;
+	/* The fd may name another dma-buf now: hold that one to the rules */
+	ret = edu_nic_dmabuf_check(umem_dmabuf->attach->dmabuf, req);
+	if (ret)
+		goto err_release_umem;
+
+	dma_resv_lock(edu_nic_dmabuf_resv(mr), NULL);
+	umem_dmabuf->private = mr;
+	dma_resv_unlock(edu_nic_dmabuf_resv(mr));
+
+	/* Map now, so that the exporter's refusal shows at registration */
+	mutex_lock(&mr->op_lock);
+	ret = edu_nic_dmabuf_lock_mirror(mr, false);
+	if (!ret)
+		edu_nic_dmabuf_unlock_mirror(mr);
+	mutex_unlock(&mr->op_lock);
+	if (ret)
+		goto err_release_umem;
+	return mr;
+
+err_release_umem:
+	ib_umem_release(&umem_dmabuf->umem);
+err_free_mr:
+	edu_nic_mr_free(mr);
+	return ERR_PTR(ret);
 }

@@ -46,7 +46,8 @@ static void edu_nic_free(struct kref *kref)
 
 	ida_free(&edu_nic_ida, nic->id);
 	pci_dev_put(nic->pdev);
-	kfree(nic);
+	/* @nic is the ib_device's allocation */
+	ib_dealloc_device(&nic->ibdev);
 }
 
 /**
@@ -127,7 +128,7 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct edu_nic *nic;
 	int ret;
 
-	nic = kzalloc(sizeof(*nic), GFP_KERNEL);
+	nic = ib_alloc_device(edu_nic, ibdev);
 	if (!nic)
 		return -ENOMEM;
 	kref_init(&nic->kref);
@@ -173,6 +174,10 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_put_nic;
 
+	ret = edu_nic_ib_register(nic);
+	if (ret)
+		goto err_dma_fini;
+
 	nic->misc.minor = MISC_DYNAMIC_MINOR;
 	nic->misc.name = nic->name;
 	nic->misc.fops = &edu_nic_fops;
@@ -180,7 +185,7 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	nic->misc.mode = 0600;
 	ret = misc_register(&nic->misc);
 	if (ret)
-		goto err_dma_fini;
+		goto err_ib_unregister;
 
 	pci_set_drvdata(pdev, nic);
 	edu_nic_debugfs_init(nic);
@@ -189,6 +194,8 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 "");
 	return 0;
 
+err_ib_unregister:
+	edu_nic_ib_unregister(nic);
 err_dma_fini:
 	edu_nic_dma_kill(nic);
 	pci_clear_master(pdev);
@@ -199,7 +206,7 @@ err_put_nic:
 
 err_free_nic:
 	pci_dev_put(pdev);
-	kfree(nic);
+	ib_dealloc_device(&nic->ibdev);
 	return ret;
 }
 
@@ -226,6 +233,7 @@ static void edu_nic_remove(struct pci_dev *pdev)
 	edu_nic_dma_kill(nic);
 	pci_clear_master(pdev);
 	edu_nic_mr_kill_all(nic);
+	edu_nic_ib_unregister(nic);
 	edu_nic_dma_fini(nic);
 	edu_nic_put(nic);
 }

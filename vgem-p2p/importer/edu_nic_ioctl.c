@@ -78,7 +78,7 @@ static int edu_nic_ioctl_reg_mr(struct edu_nic_file *f, void __user *argp)
 	    req.addr + req.length > TASK_SIZE)
 		return -EINVAL;
 
-	mr = edu_nic_mr_create(f, &req);
+	mr = edu_nic_odp_create(f, &req);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 

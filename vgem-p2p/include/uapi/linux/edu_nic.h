@@ -309,9 +309,12 @@ struct edu_nic_dma {
  *	edu_nic maps with dma_map_page().
  * @cur_pages_p2p: pages currently mirrored peer-to-peer.
  * @cur_pages_system: pages currently mirrored through system memory.
- * @faults: successful mirrorings (hmm_range_fault() plus DMA mapping).
- * @fault_retries: mirrorings abandoned because an invalidation raced
- *	with them (mmu_interval_read_retry()), or hmm_range_fault() -EBUSY.
+ * @faults: successful mirrorings (the RDMA core's walk and DMA mapping,
+ *	or a dma-buf mapping).
+ * @fault_retries: invalidations that overtook a mirroring in progress,
+ *	each making the RDMA core walk the range again
+ *	(mmu_interval_read_retry()), and walks abandoned after a second of
+ *	hmm_range_fault() -EBUSY.
  * @invalidations: mmu notifier invalidations that tore down a mirror.
  * @remaps: mirrorings after the first, i.e. after an invalidation.
  * @p2p_maps: leases (struct p2p_lease) received from the exporters of

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * edu_nic: registrations of a range of the address space.
+ *
+ * Such a registration is an RDMA on-demand-paging umem (ib_umem_odp), as
+ * mlx5's ODP MRs are. The RDMA core mirrors it: an mmu_interval_notifier
+ * covers the range, and ib_umem_odp_map_dma_and_lock() resolves it with
+ * hmm_range_fault(), with this device named as the p2p importer, then
+ * maps every page after its sequence check, under the umem's mutex:
+ * system pages, and the BARs that exporters of device vmas (vgem-p2p
+ * VRAM, TTM) and owners of device-private pages say their memory is in,
+ * peer-to-peer. Our invalidate callback, like mlx5_ib_invalidate_range(),
+ * stops the device (by taking that mutex, which every DMA command holds)
+ * and unmaps.
+ *
+ * The mirror is all or nothing: one fault maps the whole region, and any
+ * invalidation that touches it unmaps all of it, after waiting for the
+ * DMA command in flight. The next DMA faults it again.
+ */
+#include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/sched/signal.h>
+
+#include <rdma/ib_umem_odp.h>
+
+#include "edu_nic.h"
+
+/*
+ * The CPU keeps using the pages while they are mapped (they are the
+ * process's memory), so syncing at map and unmap time means nothing, and
+ * an unmap's sync would copy a bounce buffer back over what the CPU wrote
+ * since: each DMA syncs its page instead. This also tells DMA-API
+ * debugging that several writable mappings of one page (two
+ * registrations over the same memory) are intended.
+ */
+#define EDU_NIC_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
+
+/* The address the device uses for page @i of the installed mirror */
+static dma_addr_t edu_nic_odp_addr(struct edu_nic_mr *mr, unsigned long i)
+{
+	return mr->odp->dma_list[i] & ODP_DMA_ADDR_MASK;
+}
+
+/*
+ * How the RDMA core mapped page @i: PCI_P2PDMA_MAP_UNKNOWN for a page of
+ * system memory, else the map type of the BAR it is in.
+ */
+static enum pci_p2pdma_map_type edu_nic_odp_map_type(struct edu_nic_mr *mr,
+						     unsigned long i)
+{
+	if (!mr->odp->p2p_map_type)
+		return PCI_P2PDMA_MAP_UNKNOWN;
+	return mr->odp->p2p_map_type[i];
+}
+
+/* The direction system page @i is mapped, and synced, with */
+static enum dma_data_direction edu_nic_odp_sync_dir(struct edu_nic_mr *mr,
+						    unsigned long i)
+{
+	return ib_umem_odp_dma_dir(mr->odp,
+				   hmm_pfn_to_page(mr->odp->pfn_list[i]));
+}
+
+/*
+ * Tear the mirror down: the core unmaps every page and gives the
+ * exporters' leases back, without sleeping. Callers have made sure no DMA
+ * uses the addresses: DMA runs under mr->lock, which we hold.
+ */
+static void edu_nic_odp_unmap_locked(struct edu_nic_mr *mr)
+{
+	lockdep_assert_held(mr->lock);
+
+	if (!mr->valid)
+		return;
+
+	ib_umem_odp_unmap_dma_pages(mr->odp, ib_umem_start(mr->odp),
+				    ib_umem_end(mr->odp));
+	edu_nic_mr_uninstalled(mr);
+}
+
+static bool edu_nic_odp_invalidate(struct mmu_interval_notifier *mni,
+				   const struct mmu_notifier_range *range,
+				   unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct edu_nic_mr *mr;
+
+	/*
+	 * Waiting for the umem's mutex is waiting for the DMA in flight: the
+	 * device must be done with the addresses before they are released.
+	 */
+	if (mmu_notifier_range_blockable(range))
+		mutex_lock(&odp->umem_mutex);
+	else if (!mutex_trylock(&odp->umem_mutex))
+		return false;
+
+	mmu_interval_set_seq(mni, cur_seq);
+	/* NULL until the registration is made: then nothing is mapped */
+	mr = odp->private;
+	if (mr && mr->valid) {
+		edu_nic_odp_unmap_locked(mr);
+		edu_nic_mr_count(mr, invalidations, 1);
+	} else if (mr && READ_ONCE(mr->faulting)) {
+		/* the core's sequence check fails: it walks again */
+		edu_nic_mr_count(mr, fault_retries, 1);
+	}
+
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops edu_nic_odp_notifier_ops = {
+	.invalidate = edu_nic_odp_invalidate,
+};
+
+/*
+ * Count what ib_umem_odp_map_dma_and_lock() installed: the pages it
+ * mapped peer-to-peer (by map type) and from system memory, and the
+ * exporters' leases, all of them this fault's (the mirror was wholly
+ * unmapped before it).
+ */
+static void edu_nic_odp_installed(struct edu_nic_mr *mr, bool write)
+{
+	unsigned long i, p2p = 0, bus = 0, nleases = 0;
+	struct list_head *pos;
+
+	lockdep_assert_held(mr->lock);
+
+	for (i = 0; i < mr->npages; i++) {
+		switch (edu_nic_odp_map_type(mr, i)) {
+		case PCI_P2PDMA_MAP_BUS_ADDR:
+			bus++;
+			fallthrough;
+		case PCI_P2PDMA_MAP_THRU_HOST_BRIDGE:
+			p2p++;
+			break;
+		default:
+			break;
+		}
+	}
+	list_for_each(pos, &mr->odp->p2p_leases)
+		nleases++;
+	edu_nic_mr_installed(mr, write, p2p, nleases);
+	edu_nic_mr_count(mr, pages_bus, bus);
+	edu_nic_mr_count(mr, pages_iova, p2p - bus);
+}
+
+/*
+ * Mirror the whole region, as mlx5's page fault handler maps a range:
+ * ib_umem_odp_map_dma_and_lock() walks it, retries as long as an
+ * invalidation overtakes the walk, and maps after its sequence check.
+ * Called with op_lock held and the mirror invalid. Returns 0 with mr->lock
+ * held and the mirror installed, -EAGAIN to try again, or an error.
+ */
+static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	u64 access = ODP_READ_ALLOWED_BIT |
+		     (write ? ODP_WRITE_ALLOWED_BIT : 0);
+	int ret;
+
+	lockdep_assert_held(&mr->op_lock);
+
+	WRITE_ONCE(mr->faulting, true);
+	ret = ib_umem_odp_map_dma_and_lock(odp, mr->start, mr->length, access,
+					   true);
+	WRITE_ONCE(mr->faulting, false);
+	if (ret < 0) {
+		mutex_lock(mr->lock);
+		/* What the core mapped before it failed: all or nothing */
+		ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp),
+					    ib_umem_end(odp));
+		/* It walked into invalidations for a second: go on waiting */
+		if (ret == -EBUSY) {
+			edu_nic_mr_count(mr, fault_retries, 1);
+			ret = -EAGAIN;
+		}
+		mutex_unlock(mr->lock);
+		/* The registering process is gone: its memory is too */
+		return ret == -EINVAL ? -EFAULT : ret;
+	}
+	if (READ_ONCE(mr->nic->dead)) {
+		ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp),
+					    ib_umem_end(odp));
+		mutex_unlock(mr->lock);
+		return -ENODEV;
+	}
+	edu_nic_odp_installed(mr, write);
+	return 0;
+}
+
+/* Is the mirror installed, and writable if @write? Under mr->lock. */
+static bool edu_nic_odp_usable(struct edu_nic_mr *mr, bool write)
+{
+	lockdep_assert_held(mr->lock);
+	return mr->valid && (mr->writable || !write);
+}
+
+/*
+ * Return with mr->lock held and the mirror installed, writable if @write:
+ * the state in which the device may use the umem's DMA addresses.
+ *
+ * An invalidation racing with the mirroring (an exporter moving the
+ * memory, say) is contention, not an error: retry until the mirror holds,
+ * however long a move takes, as users of hmm_range_fault() loop on
+ * -EBUSY. Each retry waits in the exporter (its p2p_lookup takes the
+ * locks the move holds), so this does not spin. Only signals end the wait:
+ * -EINTR for a fatal one, -ERESTARTSYS for one the caller's handler is
+ * to see.
+ */
+static int edu_nic_odp_lock_mirror(struct edu_nic_mr *mr, bool write)
+{
+	int ret;
+
+	lockdep_assert_held(&mr->op_lock);
+
+	for (;;) {
+		mutex_lock(mr->lock);
+		if (edu_nic_odp_usable(mr, write))
+			return 0;
+		/* A read-only mirror cannot serve a write: fault it again. */
+		edu_nic_odp_unmap_locked(mr);
+		mutex_unlock(mr->lock);
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		/* Unbound: do not even ask exporters for addresses. */
+		if (READ_ONCE(mr->nic->dead))
+			return -ENODEV;
+		ret = edu_nic_odp_fault(mr, write);
+		if (ret == -EAGAIN && signal_pending(current))
+			return -ERESTARTSYS;
+		/*
+		 * An exporter's wait for a move, interrupted (TTM's is
+		 * interruptible): only a fatal signal is the caller's EINTR.
+		 */
+		if (ret == -EINTR && !fatal_signal_pending(current))
+			return -ERESTARTSYS;
+		if (ret != -EAGAIN)
+			return ret;
+		cond_resched();
+	}
+}
+
+/*
+ * Lock the mirror if it is installed (writable if @write), without
+ * faulting it in: what a DMA command needs once the engine is ours, where
+ * an exporter must not be called. -EAGAIN if an invalidation came first.
+ */
+static int edu_nic_odp_lock_installed(struct edu_nic_mr *mr, bool write)
+{
+	mutex_lock(mr->lock);
+	if (edu_nic_odp_usable(mr, write))
+		return 0;
+	mutex_unlock(mr->lock);
+	return -EAGAIN;
+}
+
+static void edu_nic_odp_unlock_mirror(struct edu_nic_mr *mr)
+{
+	mutex_unlock(mr->lock);
+}
+
+/* Page @i is system memory: the device reaches it through a sync */
+static bool edu_nic_odp_page_synced(struct edu_nic_mr *mr, unsigned long i)
+{
+	return edu_nic_odp_map_type(mr, i) == PCI_P2PDMA_MAP_UNKNOWN;
+}
+
+/* A switch routes page @i's address: the IOMMU never sees it */
+static bool edu_nic_odp_bus_addr(struct edu_nic_mr *mr, unsigned long i)
+{
+	return edu_nic_odp_map_type(mr, i) == PCI_P2PDMA_MAP_BUS_ADDR;
+}
+
+static void edu_nic_odp_kill(struct edu_nic_mr *mr)
+{
+	mutex_lock(mr->lock);
+	edu_nic_odp_unmap_locked(mr);
+	mutex_unlock(mr->lock);
+}
+
+static void edu_nic_odp_release(struct edu_nic_mr *mr)
+{
+	edu_nic_odp_kill(mr);
+	/* Removes the notifier: no callback runs after this */
+	ib_umem_odp_release(mr->odp);
+}
+
+static bool edu_nic_odp_first_dma_addr(struct edu_nic_mr *mr,
+				       dma_addr_t *addr)
+{
+	bool valid;
+
+	mutex_lock(mr->lock);
+	valid = mr->valid;
+	if (valid)
+		*addr = edu_nic_odp_addr(mr, 0);
+	mutex_unlock(mr->lock);
+	return valid;
+}
+
+static const struct edu_nic_mr_ops edu_nic_odp_ops = {
+	.lock_mirror = edu_nic_odp_lock_mirror,
+	.lock_installed = edu_nic_odp_lock_installed,
+	.unlock_mirror = edu_nic_odp_unlock_mirror,
+	.addr = edu_nic_odp_addr,
+	.page_synced = edu_nic_odp_page_synced,
+	.sync_dir = edu_nic_odp_sync_dir,
+	.bus_addr = edu_nic_odp_bus_addr,
+	.first_dma_addr = edu_nic_odp_first_dma_addr,
+	.kill = edu_nic_odp_kill,
+	.release = edu_nic_odp_release,
+};
+
+/*
+ * Registration-time checks of the vmas: advisory, since they can change
+ * at any time afterwards, but they let user space see a bad range at
+ * once. The range must be fully mapped, and writable for write access.
+ */
+static int edu_nic_odp_check_vmas(struct mm_struct *mm, unsigned long start,
+				  unsigned long end, bool write)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma) {
+			ret = -EFAULT;
+			break;
+		}
+		if (write && !(vma->vm_flags & VM_WRITE)) {
+			ret = -EPERM;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/**
+ * edu_nic_odp_create - make a registration of a range of the address space
+ * @f: the open file; its mm is the caller's
+ * @req: the validated request
+ *
+ * An on-demand-paging umem of the device's ib_device, as mlx5 makes one
+ * for an ODP MR. Its pages are mapped without CPU syncs (each DMA syncs
+ * its page), and EDU_NIC_REG_MR_NO_P2P names no importer.
+ *
+ * Return: the region with one reference, not yet published (the ioctl
+ * publishes it once it has its key), or an ERR_PTR().
+ */
+struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
+				      const struct edu_nic_reg_mr *req)
+{
+	bool write = req->access & EDU_NIC_ACCESS_WRITE;
+	struct ib_umem_odp *odp;
+	struct edu_nic_mr *mr;
+	int ret;
+
+	ret = edu_nic_odp_check_vmas(f->mm, req->addr, req->addr + req->length,
+				     write);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = edu_nic_mr_alloc(f->nic, req->addr, req->length, req->access,
+			      EDU_NIC_KIND_VMA, &edu_nic_odp_ops);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	odp = ib_umem_odp_get(&f->nic->ibdev, mr->start, mr->length,
+			      IB_ACCESS_ON_DEMAND |
+			      (write ? IB_ACCESS_LOCAL_WRITE : 0),
+			      &edu_nic_odp_notifier_ops);
+	if (IS_ERR(odp)) {
+		ret = PTR_ERR(odp);
+		goto err_free_mr;
+	}
+	odp->dma_attrs = EDU_NIC_MAP_ATTRS;
+	if (req->flags & EDU_NIC_REG_MR_NO_P2P)
+		odp->p2p_importer = NULL;
+	mr->odp = odp;
+	mr->lock = &odp->umem_mutex;
+	edu_nic_mr_lockdep_taint(mr->lock);
+
+	/* The invalidate callback finds the region from now on */
+	mutex_lock(mr->lock);
+	odp->private = mr;
+	mutex_unlock(mr->lock);
+	return mr;
+
+err_free_mr:
+	edu_nic_mr_free(mr);
+	return ERR_PTR(ret);
+}
