@@ -247,6 +247,44 @@ static void test_no_p2p_object(int vfd, int fd)
 	obj_free(vfd, &o);
 }
 
+/*
+ * A pinned registration keeps the object where the exporter pinned it:
+ * out of VRAM, saying why, refusing a move back until it goes. The DMA
+ * reads the object's bytes there, through system memory.
+ */
+static void test_pinned(int vfd, int fd)
+{
+	struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 6);
+	struct edu_nic_reg_dmabuf r = {
+		.fd = o.dfd, .flags = EDU_NIC_REG_DMABUF_PINNED,
+		.length = o.size, .access = EDU_NIC_ACCESS_READ,
+	};
+	struct drm_vgem_p2p_obj_info info;
+	struct edu_nic_mr_stats s;
+
+	igt_require(vgem_p2p_info(vfd, o.handle).placement ==
+		    VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
+	info = vgem_p2p_info(vfd, o.handle);
+	igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq(info.reason, VGEM_P2P_REASON_PINNED);
+	igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM),
+		      -EINVAL);
+	check_read(fd, r.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	s = edu_mr_stats(fd, r.key);
+	igt_assert_eq_u64(s.stats.pages_system, 2);
+	igt_assert_eq_u64(s.stats.pages_p2p, 0);
+	igt_assert_eq_u64(s.stats.invalidations, 0);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+		      VGEM_P2P_PLACEMENT_SYSTEM);
+
+	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+	igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).placement,
+		      VGEM_P2P_PLACEMENT_VRAM);
+	obj_free(vfd, &o);
+}
+
 static void test_shared_system(int vfd, int fd)
 {
 	struct obj o = obj_new(vfd, 16 * EDU_PAGE, VGEM_P2P_CREATE_NO_P2P,
@@ -453,7 +491,7 @@ static void test_error_einval(int vfd, int fd)
 	igt_assert_eq(reg_dmabuf_err(fd, vfd, 0, EDU_PAGE, R, NULL),
 		      -EINVAL);
 	bad = r;
-	bad.flags = 1;
+	bad.flags = ~EDU_NIC_REG_DMABUF_FLAGS;
 	igt_assert_eq(edu_ioctl(fd, EDU_NIC_IOCTL_REG_DMABUF, &bad),
 		      -EINVAL);
 	bad = r;
@@ -684,6 +722,10 @@ igt_main
 	igt_describe("An object that denies p2p is served from system memory through the dma-buf too.");
 	igt_subtest("no-p2p-object")
 		test_no_p2p_object(vfd, fd);
+
+	igt_describe("A registration with EDU_NIC_REG_DMABUF_PINNED pins the buffer (the RDMA core's pinned dma-buf umem): vgem_p2p keeps the object in system memory, OBJ_INFO says pinned, a MOVE into VRAM fails with EINVAL while it lives, the device reads the object's bytes, and once it is gone the object moves back.");
+	igt_subtest("pinned")
+		test_pinned(vfd, fd);
 
 	igt_describe("Two registrations of one dma-buf in system memory, each with its own attachment: DMA in both modes through each.");
 	igt_subtest("shared-system")

@@ -321,7 +321,9 @@ static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
  * @req: the request, checked but for the dma-buf itself
  *
  * A dma-buf umem of the device's ib_device, attached dynamically as mlx5
- * attaches one for a dma-buf MR.
+ * attaches one for a dma-buf MR; or, with %EDU_NIC_REG_DMABUF_PINNED,
+ * pinned as mlx5 attaches one for a DEVX umem: then the exporter never
+ * moves it, and move_notify is not ours.
  *
  * Return: the region, attached and mapped, with one reference, not yet
  * published (the ioctl publishes it once it has its key); or an ERR_PTR().
@@ -356,9 +358,15 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 	if (!mr->dma_addrs || !mr->sysmem)
 		goto err_free_mr;
 
-	umem_dmabuf = ib_umem_dmabuf_get(&nic->ibdev, req->offset, req->length,
-					 (int)req->fd, access,
-					 &edu_nic_dmabuf_attach_ops);
+	if (req->flags & EDU_NIC_REG_DMABUF_PINNED)
+		umem_dmabuf = ib_umem_dmabuf_get_pinned(&nic->ibdev, req->offset,
+							req->length,
+							(int)req->fd, access);
+	else
+		umem_dmabuf = ib_umem_dmabuf_get(&nic->ibdev, req->offset,
+						 req->length, (int)req->fd,
+						 access,
+						 &edu_nic_dmabuf_attach_ops);
 	if (IS_ERR(umem_dmabuf)) {
 		ret = PTR_ERR(umem_dmabuf);
 		goto err_free_mr;

@@ -107,7 +107,7 @@ static int edu_nic_ioctl_reg_dmabuf(struct edu_nic_file *f, void __user *argp)
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.key)
+	if ((req.flags & ~EDU_NIC_REG_DMABUF_FLAGS) || req.key)
 		return -EINVAL;
 	if (!req.access || (req.access & ~EDU_NIC_ACCESS_MASK))
 		return -EINVAL;

@@ -99,6 +99,22 @@
 #define EDU_NIC_REG_MR_NO_P2P	(1u << 1)
 #define EDU_NIC_REG_MR_FLAGS	(EDU_NIC_REG_MR_PREFETCH | EDU_NIC_REG_MR_NO_P2P)
 
+/**
+ * DOC: dma-buf registration flags
+ *
+ * &edu_nic_reg_dmabuf.flags, any of %EDU_NIC_REG_DMABUF_FLAGS:
+ *
+ * - %EDU_NIC_REG_DMABUF_PINNED: attach and pin the buffer, as an importer
+ *   that cannot follow moves does (the RDMA core's pinned dma-buf umem,
+ *   which mlx5 uses for DEVX umems), instead of attaching dynamically.
+ *   The exporter keeps the buffer where it can pin it until the
+ *   registration goes: a vgem-p2p object moves to system memory,
+ *   OBJ_INFO says why (%VGEM_P2P_REASON_PINNED), and a MOVE into VRAM
+ *   fails with -EINVAL.
+ */
+#define EDU_NIC_REG_DMABUF_PINNED	(1u << 0)
+#define EDU_NIC_REG_DMABUF_FLAGS	EDU_NIC_REG_DMABUF_PINNED
+
 #define EDU_NIC_MR_MAX_LENGTH	(256ull << 20)
 
 /**
@@ -147,7 +163,7 @@ struct edu_nic_reg_mr {
  *	export without DRM_RDWR is read-only) while @access has
  *	EDU_NIC_ACCESS_WRITE: -EACCES. The registration keeps its own
  *	reference: @fd may be closed afterwards.
- * @flags: in: must be zero.
+ * @flags: in: any of %EDU_NIC_REG_DMABUF_FLAGS.
  * @offset: in: page-aligned offset of the range in the dma-buf.
  * @length: in: page-aligned, non-zero length, at most
  *	EDU_NIC_MR_MAX_LENGTH; the range must lie inside the dma-buf.
@@ -174,8 +190,8 @@ struct edu_nic_reg_mr {
  * addr is @offset, and its state has %EDU_NIC_MR_DMABUF. DEREG_MR
  * detaches.
  *
- * Other errors: -EINVAL @flags or @key non-zero, @access empty or with
- * unknown bits; -EPERM the exporter refuses the mapping (a read-only
+ * Other errors: -EINVAL unknown @flags, @key non-zero, @access empty or
+ * with unknown bits; -EPERM the exporter refuses the mapping (a read-only
  * vgem-p2p object and write access); -ENODEV the device is unbound;
  * -ENOMEM out of memory; -EBUSY no free key; -EFAULT the struct cannot be
  * read, or written back (the registration is then undone); any other
