@@ -44,6 +44,17 @@ static const char *const mod_env[] = {
 	"VP2P_MODULES", "VP2P_MODULES", "VP2P_KOBJ", "VP2P_KOBJ", "VP2P_KOBJ",
 };
 
+/* A read of @key's first @len bytes, by @mode, gets what @want holds */
+static void check_head(int efd, uint32_t key, uint32_t mode, const char *want,
+		       size_t len)
+{
+	char buf[256];
+
+	igt_assert(len <= sizeof(buf));
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, mode, 0, len, buf);
+	igt_assert(!memcmp(buf, want, len));
+}
+
 static bool mod_loaded(int m)
 {
 	char path[64];
@@ -139,7 +150,6 @@ static struct everything map_everything(int vfd, int efd)
 		.addr = (uintptr_t)anon, .size = SIZE,
 		.direction = VGEM_P2P_MIGRATE_TO_DEVICE,
 	};
-	char buf[64];
 	uint32_t key;
 
 	p2p_fill(vram, SIZE, 1);
@@ -148,9 +158,7 @@ static struct everything map_everything(int vfd, int efd)
 	igt_assert_eq_u64(m.npages, SIZE / EDU_PAGE);
 	edu_reg(efd, anon, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
 	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
-	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK, 0,
-		sizeof(buf), buf);
-	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	check_head(efd, key, EDU_NIC_MODE_BULK, vram, 64);
 	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 	return (struct everything){ .key = key, .vram = vram, .anon = anon };
 }
@@ -211,15 +219,12 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 	struct edu_nic_reg_dmabuf r = {
 		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
 	};
-	char buf[256];
 	int dfd = -1;
 	uint32_t key;
 
 	p2p_fill(vram, SIZE, 4);
 	key = edu_reg(efd, vram, SIZE, RW, EDU_NIC_REG_MR_PREFETCH);
-	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-		sizeof(buf), buf);
-	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	check_head(efd, key, EDU_NIC_MODE_DEVICE, vram, 256);
 	*vma_p2p = edu_mr_stats(efd, key).stats.pages_p2p;
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 
@@ -227,9 +232,7 @@ static void vram_p2p_pages(int vfd, int efd, uint64_t *vma_p2p,
 		      0);
 	r.fd = dfd;
 	igt_assert_eq(edu_ioctl(efd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
-	edu_dma(efd, r.key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-		sizeof(buf), buf);
-	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	check_head(efd, r.key, EDU_NIC_MODE_DEVICE, vram, 256);
 	*dmabuf_p2p = edu_mr_stats(efd, r.key).stats.pages_p2p;
 	igt_assert_eq(edu_dereg_err(efd, r.key), 0);
 
@@ -318,7 +321,6 @@ static void test_unload_rdma_core(void)
 	struct edu_nic_reg_dmabuf r = {
 		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
 	};
-	char buf[256];
 	uint32_t key;
 	unsigned int i;
 
@@ -332,9 +334,7 @@ static void test_unload_rdma_core(void)
 	igt_assert_eq(edu_ioctl(efd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
 	for (i = 0; i < ARRAY_SIZE(pair_mods); i++)
 		igt_assert_eq(mod_unload(pair_mods[i]), -EWOULDBLOCK);
-	edu_dma(efd, r.key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-		sizeof(buf), buf);
-	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	check_head(efd, r.key, EDU_NIC_MODE_DEVICE, vram, 256);
 	igt_assert_eq(edu_dereg_err(efd, r.key), 0);
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 	close(dfd);
@@ -353,9 +353,7 @@ static void test_unload_rdma_core(void)
 	vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
 	p2p_fill(vram, SIZE, 10);
 	key = edu_reg(efd, vram, SIZE, RW, 0);
-	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
-		sizeof(buf), buf);
-	igt_assert(!memcmp(buf, vram, sizeof(buf)));
+	check_head(efd, key, EDU_NIC_MODE_DEVICE, vram, 256);
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 	munmap(vram, SIZE);
 	gem_close(vfd, h);

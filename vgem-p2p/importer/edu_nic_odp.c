@@ -62,6 +62,12 @@ static enum dma_data_direction edu_nic_odp_sync_dir(struct edu_nic_mr *mr,
 				   hmm_pfn_to_page(mr->odp->pfn_list[i]));
 }
 
+/* Unmap every page and give the exporters' leases back; never sleeps */
+static void edu_nic_odp_unmap_all(struct ib_umem_odp *odp)
+{
+	ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp), ib_umem_end(odp));
+}
+
 /*
  * Tear the mirror down: the core unmaps every page and gives the
  * exporters' leases back, without sleeping. Callers have made sure no DMA
@@ -74,8 +80,7 @@ static void edu_nic_odp_unmap_locked(struct edu_nic_mr *mr)
 	if (!mr->valid)
 		return;
 
-	ib_umem_odp_unmap_dma_pages(mr->odp, ib_umem_start(mr->odp),
-				    ib_umem_end(mr->odp));
+	edu_nic_odp_unmap_all(mr->odp);
 	edu_nic_mr_uninstalled(mr);
 }
 
@@ -170,8 +175,7 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 	if (ret < 0) {
 		mutex_lock(mr->lock);
 		/* What the core mapped before it failed: all or nothing */
-		ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp),
-					    ib_umem_end(odp));
+		edu_nic_odp_unmap_all(odp);
 		/* It walked into invalidations for a second: go on waiting */
 		if (ret == -EBUSY) {
 			edu_nic_mr_count(mr, fault_retries, 1);
@@ -182,8 +186,7 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 		return ret == -EINVAL ? -EFAULT : ret;
 	}
 	if (READ_ONCE(mr->nic->dead)) {
-		ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp),
-					    ib_umem_end(odp));
+		edu_nic_odp_unmap_all(odp);
 		mutex_unlock(mr->lock);
 		return -ENODEV;
 	}
