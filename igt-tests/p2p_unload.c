@@ -660,6 +660,49 @@ static void test_unbind_exporter_under_vram_mapping(void)
 	close(vfd);
 }
 
+/*
+ * Unbinding the exporter evicts its VRAM objects and zaps their CPU
+ * mappings; objects in system memory keep theirs. Every CPU fault after
+ * it is served from system memory: the evicted object's, through the
+ * mapping the unbind zapped, and a system object's, through a second
+ * mapping the CPU never touched.
+ */
+static void test_unbind_exporter_cpu_faults(void)
+{
+	int vfd = vgem_p2p_open();
+	uint32_t v = vgem_p2p_create(vfd, SIZE, 0);
+	uint32_t s = vgem_p2p_create(vfd, SIZE, VGEM_P2P_CREATE_SYSTEM);
+	char *pv = vgem_p2p_mmap(vfd, v, SIZE, PROT_READ | PROT_WRITE);
+	char *ps = vgem_p2p_mmap(vfd, s, SIZE, PROT_READ | PROT_WRITE);
+	char *ps2 = vgem_p2p_mmap(vfd, s, SIZE, PROT_READ | PROT_WRITE);
+	char path[96], bdf[32];
+
+	fill_pattern(pv, SIZE, 31);
+	fill_pattern(ps, SIZE, 32);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, v).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
+		 vgem_p2p_card(vfd));
+	pci_addr(path, bdf, sizeof(bdf));
+
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);
+
+	igt_assert(check_pattern(pv, SIZE, 31));
+	igt_assert(check_pattern(ps2, SIZE, 32));
+	fill_pattern(pv, SIZE, 33);
+	igt_assert(check_pattern(pv, SIZE, 33));
+	fill_pattern(ps2, SIZE, 34);
+	igt_assert(check_pattern(ps, SIZE, 34));
+
+	munmap(ps2, SIZE);
+	munmap(ps, SIZE);
+	munmap(pv, SIZE);
+	close(vfd);
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
+	vfd = vgem_p2p_open();
+	close(vfd);
+}
+
 static void test_importer_dma_bits(void)
 {
 	struct drm_vgem_p2p_peer q;
@@ -753,6 +796,10 @@ igt_main
 	igt_describe("Unbinding the exporter's PCI device under an importer's p2p mapping of VRAM revokes it: DMA fails with -ENODEV, never reads the BAR that went away.");
 	igt_subtest("unbind-exporter-under-vram-mapping")
 		test_unbind_exporter_under_vram_mapping();
+
+	igt_describe("After the exporter is unbound, CPU faults on its objects are served from system memory: an evicted VRAM object's zapped mapping and a system object's untouched second mapping read back what was written before, and take new writes.");
+	igt_subtest("unbind-exporter-cpu-faults")
+		test_unbind_exporter_cpu_faults();
 
 	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
 	igt_subtest("importer-dma-bits")

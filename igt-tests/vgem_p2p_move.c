@@ -48,6 +48,87 @@ static uint64_t meminfo(const char *field)
 	return kb * 1024;
 }
 
+static uint32_t fence_attach(int fd, uint32_t handle)
+{
+	struct drm_vgem_fence_attach a = {
+		.handle = handle,
+		.flags = VGEM_FENCE_WRITE,
+	};
+
+	do_ioctl(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a);
+	return a.out_fence;
+}
+
+/* 0 if the fence was pending, -ETIMEDOUT if it had signalled already */
+static int fence_signal(int fd, uint32_t fence)
+{
+	struct drm_vgem_fence_signal s = { .fence = fence };
+
+	return drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s) ? -errno : 0;
+}
+
+/*
+ * An importer's fence keeps what it mapped valid until it signals: a
+ * move of the object waits for it. Nothing signals this fence but vgem's
+ * own expiry, 10 s after the attach, so a move that waited returns with
+ * it signalled, and one that did not finds it still pending.
+ */
+static void test_fence_waits_move(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, MiB, 0), fence;
+	uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
+	uint64_t moves = vgem_p2p_info(fd, h).moves;
+
+	fill_pattern(p, MiB, 70);
+	fence = fence_attach(fd, h);
+	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
+			  ~0ull);
+	igt_assert_eq(fence_signal(fd, fence), -ETIMEDOUT);
+	igt_assert_eq_u64(vgem_p2p_info(fd, h).moves, moves + 1);
+	igt_assert(check_pattern(p, MiB, 70));
+	munmap(p, MiB);
+	gem_close(fd, h);
+}
+
+/*
+ * Eviction does not take a busy object's VRAM: with VRAM full of two
+ * halves, the older one fenced, a third half evicts the younger one,
+ * which eviction would otherwise leave in place (oldest first).
+ */
+static void test_fence_skips_eviction(int fd)
+{
+	uint64_t half = vgem_p2p_stats(fd).vram_size / 2;
+	uint32_t a = vgem_p2p_create(fd, half, 0);
+	uint32_t c = vgem_p2p_create(fd, half, 0);
+	struct drm_vgem_p2p_obj_info ia = vgem_p2p_info(fd, a), ia1;
+	uint32_t b, fence;
+	uint32_t *p;
+
+	igt_assert_eq_u32(ia.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(vgem_p2p_info(fd, c).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	p = vgem_p2p_mmap(fd, a, half, PROT_READ | PROT_WRITE);
+	fill_sparse(p, half, 71);
+	fence = fence_attach(fd, a);
+
+	b = vgem_p2p_create(fd, half, 0);
+	ia1 = vgem_p2p_info(fd, a);
+	igt_assert_eq_u32(ia1.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u64(ia1.vram_offset, ia.vram_offset);
+	igt_assert_eq_u64(ia1.moves, ia.moves);
+	igt_assert_eq_u32(vgem_p2p_info(fd, c).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	igt_assert_eq_u32(vgem_p2p_info(fd, b).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	/* pending all along: the creation ran while the object was busy */
+	igt_assert_eq(fence_signal(fd, fence), 0);
+	igt_assert(check_sparse(p, half, 71));
+	munmap(p, half);
+	gem_close(fd, b);
+	gem_close(fd, c);
+	gem_close(fd, a);
+}
+
 static void test_move_vram(int fd)
 {
 	uint32_t h = vgem_p2p_create(fd, 2 * MiB, 0);
@@ -384,6 +465,14 @@ igt_main
 	igt_describe("A system object gets its shmem pages as the CPU touches them, page by page, not at creation: its first touch takes one page, writing all of it takes them all; an evicted VRAM object's bytes go to shmem, and are given up when it returns to VRAM, intact.");
 	igt_subtest("system-lazy-shmem")
 		test_system_lazy_shmem(fd);
+
+	igt_describe("A move of an object with an unsignalled fence (VGEM_FENCE_ATTACH) waits for the fence before it copies and gives the old place up: the move returns with the fence signalled (by its 10 s expiry), one move counted, and the bytes intact.");
+	igt_subtest("fence-waits-move")
+		test_fence_waits_move(fd);
+
+	igt_describe("Eviction skips an object with an unsignalled fence: with VRAM full of two halves and the older fenced, creating a third evicts the younger, and the fenced one keeps its offset, its move count and its bytes while its fence is still pending.");
+	igt_subtest("fence-skips-eviction")
+		test_fence_skips_eviction(fd);
 
 	igt_fixture
 		close(fd);

@@ -4,6 +4,7 @@
  * objects (SIGBUS on CPU access), read-only and no-p2p flags, VRAM
  * accounting and fdinfo.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -152,6 +153,147 @@ static void test_vram_full_enospc(int fd)
 	gem_close(fd, h);
 }
 
+/* The debugfs hold_in_clear knob, and its count held_in_clear */
+static char clear_hold[128], clear_held[128];
+
+static int read_held(void)
+{
+	char buf[32] = "";
+	int fd = open(clear_held, O_RDONLY);
+
+	igt_assert(fd >= 0);
+	igt_assert(read(fd, buf, sizeof(buf) - 1) > 0);
+	close(fd);
+	return atoi(buf);
+}
+
+static void set_hold(int on)
+{
+	int fd = open(clear_hold, O_WRONLY);
+
+	igt_assert(fd >= 0);
+	igt_assert_eq(write(fd, on ? "1" : "0", 1), 1);
+	close(fd);
+}
+
+/* Async-signal-safe: the exit handler */
+static void release_hold(int sig)
+{
+	int fd = open(clear_hold, O_WRONLY);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, "0", 1);
+
+		(void)n;
+		close(fd);
+	}
+}
+
+struct held_create {
+	int fd;
+	uint64_t size;
+	uint32_t handle;
+	int ret;
+};
+
+static void *held_create(void *data)
+{
+	struct held_create *c = data;
+
+	c->ret = __vgem_p2p_create(c->fd, c->size, 0, &c->handle);
+	return NULL;
+}
+
+/*
+ * Releases the hold a minute after it started, unless told the test is
+ * done: a thread, since a signal would wait for a thread that sleeps on
+ * the device lock, uninterruptibly, to return to user space.
+ */
+struct watchdog {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+};
+
+static void *watchdog(void *data)
+{
+	struct watchdog *w = data;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 60;
+	pthread_mutex_lock(&w->lock);
+	while (!w->done &&
+	       pthread_cond_timedwait(&w->cond, &w->lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&w->lock);
+	release_hold(0);
+	return NULL;
+}
+
+/*
+ * A creation in VRAM holds its VRAM from before the clear to after it
+ * (hold_in_clear keeps it there): meanwhile other clients' calls that
+ * take the device lock (OBJ_INFO, a creation, moves in and out of VRAM)
+ * must not wait for it. Each is checked to return while the creation is
+ * still held; a watchdog releases the hold after a minute, so that a
+ * kernel that clears under the device lock fails the test, not hangs.
+ */
+static void test_clear_unlocked(int fd)
+{
+	/* static: the threads outlive a failed assertion's jump out */
+	static struct held_create c;
+	static struct watchdog w = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	};
+	uint32_t other = vgem_p2p_create(fd, MiB, 0), sys;
+	pthread_t t, wt;
+	uint32_t *p;
+	uint64_t i;
+
+	vgem_p2p_debugfs_path(fd, "hold_in_clear", clear_hold,
+			      sizeof(clear_hold));
+	vgem_p2p_debugfs_path(fd, "held_in_clear", clear_held,
+			      sizeof(clear_held));
+	c = (struct held_create){ .fd = fd, .size = 8 * MiB };
+	igt_install_exit_handler(release_hold);
+	set_hold(1);
+	igt_assert_eq(pthread_create(&t, NULL, held_create, &c), 0);
+	for (i = 0; read_held() != 1; i++) {
+		igt_assert_f(i < 3000, "the creation never reached its clear\n");
+		usleep(10000);
+	}
+
+	igt_assert_eq(pthread_create(&wt, NULL, watchdog, &w), 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, other).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(read_held(), 1);
+	sys = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
+	igt_assert_eq(read_held(), 1);
+	vgem_p2p_move(fd, other, VGEM_P2P_MOVE_SYSTEM, 0);
+	vgem_p2p_move(fd, other, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert_eq(read_held(), 1);
+	pthread_mutex_lock(&w.lock);
+	w.done = true;
+	pthread_cond_signal(&w.cond);
+	pthread_mutex_unlock(&w.lock);
+	igt_assert_eq(pthread_join(wt, NULL), 0);
+
+	set_hold(0);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_assert_eq(c.ret, 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, c.handle).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	p = vgem_p2p_mmap(fd, c.handle, c.size, PROT_READ);
+	for (i = 0; i < c.size / sizeof(*p); i++)
+		igt_assert_f(!p[i], "word %" PRIu64 " not cleared\n", i);
+	munmap(p, c.size);
+	gem_close(fd, c.handle);
+	gem_close(fd, sys);
+	gem_close(fd, other);
+}
+
 static void test_fdinfo(void)
 {
 	int fd2 = vgem_p2p_open();
@@ -226,6 +368,10 @@ igt_main
 	igt_describe("An object larger than VRAM gets ENOSPC; one of exactly VRAM's size is created at offset 0, evicting what was there.");
 	igt_subtest("vram-full-enospc")
 		test_vram_full_enospc(fd);
+
+	igt_describe("A creation in VRAM clears its VRAM without the device lock: while one is held before its clear (debugfs hold_in_clear), OBJ_INFO, a creation and moves into and out of VRAM by the same or other clients return; the held object then reads back zeroes.");
+	igt_subtest("clear-unlocked")
+		test_clear_unlocked(fd);
 
 	igt_describe("A file's fdinfo names the driver and client and counts its objects' memory by placement (drm-memory-vram, drm-memory-system), following a move.");
 	igt_subtest("fdinfo")

@@ -7,6 +7,9 @@
  *   hold_after_lookup, held_after_lookup
  *             a test knob: while it is 1, every p2p_lookup() waits after
  *             answering, counted in held_after_lookup
+ *   hold_in_clear, held_in_clear
+ *             a test knob: while it is 1, every creation of an object in
+ *             VRAM waits before it clears it, counted in held_in_clear
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -153,14 +156,18 @@ DEFINE_DEBUGFS_ATTRIBUTE(vgem_p2p_hold_fops, vgem_p2p_hold_get,
 
 void vgem_p2p_debugfs_init(struct drm_minor *minor)
 {
-	struct vgem_p2p_hold *h = &to_vgem_p2p(minor->dev)->hold_after_lookup;
+	struct vgem_p2p_device *vdev = to_vgem_p2p(minor->dev);
+	struct dentry *root = minor->debugfs_root;
 
 	drm_debugfs_create_files(vgem_p2p_debugfs_list,
-				 ARRAY_SIZE(vgem_p2p_debugfs_list),
-				 minor->debugfs_root, minor);
-	debugfs_create_file_unsafe("hold_after_lookup", 0600,
-				   minor->debugfs_root, h,
+				 ARRAY_SIZE(vgem_p2p_debugfs_list), root, minor);
+	debugfs_create_file_unsafe("hold_after_lookup", 0600, root,
+				   &vdev->hold_after_lookup,
 				   &vgem_p2p_hold_fops);
-	debugfs_create_atomic_t("held_after_lookup", 0400,
-				minor->debugfs_root, &h->held);
+	debugfs_create_atomic_t("held_after_lookup", 0400, root,
+				&vdev->hold_after_lookup.held);
+	debugfs_create_file_unsafe("hold_in_clear", 0600, root,
+				   &vdev->hold_in_clear, &vgem_p2p_hold_fops);
+	debugfs_create_atomic_t("held_in_clear", 0400, root,
+				&vdev->hold_in_clear.held);
 }

@@ -220,6 +220,7 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	vdev->pdev = pdev;
 	INIT_LIST_HEAD(&vdev->objects);
 	init_waitqueue_head(&vdev->hold_after_lookup.wq);
+	init_waitqueue_head(&vdev->hold_in_clear.wq);
 	spin_lock_init(&vdev->devmem.lock);
 	ret = drmm_mutex_init(&vdev->drm, &vdev->lock);
 	if (ret)

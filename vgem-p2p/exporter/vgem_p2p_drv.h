@@ -183,6 +183,8 @@ struct vgem_p2p_device {
 	struct vgem_p2p_counters stats;
 	/* debugfs hold_after_lookup, see vgem_p2p_vma_p2p_lookup() */
 	struct vgem_p2p_hold hold_after_lookup;
+	/* debugfs hold_in_clear: creation, before it clears its VRAM */
+	struct vgem_p2p_hold hold_in_clear;
 };
 
 static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)

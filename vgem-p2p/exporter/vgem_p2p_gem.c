@@ -207,6 +207,14 @@ static void vgem_p2p_free_work(struct work_struct *work)
 
 	WARN_ON(bo->nr_maps);
 
+	/*
+	 * Fences still pending (vgem's own, attached by a client that has
+	 * gone) may stand for DMA to the object: keep its VRAM until they
+	 * signal, as TTM delays the release of a busy BO.
+	 */
+	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
+
 	mutex_lock(&vdev->lock);
 	list_del(&bo->link);
 	if (bo->in_vram) {
@@ -306,6 +314,12 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	if (ret)
 		goto err_release;
 
+	/*
+	 * Held until the VRAM is cleared, which takes as long as a move:
+	 * done without the device lock, as a move copies, while eviction
+	 * and compaction, which find the object on the list, skip it.
+	 */
+	dma_resv_lock(bo->base.resv, NULL);
 	mutex_lock(&vdev->lock);
 	/* A SYSTEM object gets its (zeroed) pages on first use */
 	ret = 0;
@@ -315,7 +329,6 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		if (!ret) {
 			bo->node.color = VGEM_P2P_NODE_OBJECT;
 			bo->in_vram = true;
-			memset_io(vdev->bar + bo->node.start, 0, size);
 		} else if (ret == -ENOSPC && may_fall_back) {
 			/* Evicted from the start: pages on first use */
 			ret = 0;
@@ -325,11 +338,18 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		list_add_tail(&bo->link, &vdev->objects);
 	mutex_unlock(&vdev->lock);
 	if (ret)
-		goto err_release;
+		goto err_unlock_resv;
 
+	if (bo->in_vram) {
+		vgem_p2p_hold_wait(&vdev->hold_in_clear);
+		memset_io(vdev->bar + bo->node.start, 0, size);
+	}
+	dma_resv_unlock(bo->base.resv);
 	drm_dev_get(&vdev->drm);
 	return bo;
 
+err_unlock_resv:
+	dma_resv_unlock(bo->base.resv);
 err_release:
 	drm_gem_object_release(&bo->base);
 	kfree(bo);

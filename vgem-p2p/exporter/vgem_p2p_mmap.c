@@ -60,6 +60,7 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	pgoff_t pgoff = vmf->pgoff - drm_vma_node_start(&bo->base.vma_node);
+	bool present;
 	vm_fault_t ret;
 	int idx;
 
@@ -71,7 +72,12 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	ret = vgem_p2p_fault_reserve(bo, vmf);
 	if (ret)
 		return ret;
-	if (!drm_dev_enter(&vdev->drm, &idx)) {
+	/*
+	 * After unplug, what the unplug evicted, and what was in system
+	 * memory already, is still served from there; only the BAR is gone.
+	 */
+	present = drm_dev_enter(&vdev->drm, &idx);
+	if (!present && bo->in_vram) {
 		ret = VM_FAULT_SIGBUS;
 		goto out_unlock_resv;
 	}
@@ -82,7 +88,7 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	 * fallback, which would only push it out again. The device lock
 	 * is for that decision only: inserting the pfn needs the dma_resv.
 	 */
-	if (!bo->in_vram && !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
+	if (present && !bo->in_vram && !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
 	    !READ_ONCE(bo->nr_fallback_maps) &&
 	    !atomic_read(&bo->dmabuf_system_maps)) {
 		mutex_lock(&vdev->lock);
@@ -114,7 +120,8 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		ret = IS_ERR(page) ? VM_FAULT_SIGBUS :
 		      vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
 	}
-	drm_dev_exit(idx);
+	if (present)
+		drm_dev_exit(idx);
 out_unlock_resv:
 	dma_resv_unlock(bo->base.resv);
 	return ret;

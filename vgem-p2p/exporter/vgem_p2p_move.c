@@ -66,7 +66,13 @@ void vgem_p2p_invalidate(struct vgem_p2p_object *bo)
 /*
  * Step 2 of a move: let go of the device lock for the copy. The object's
  * dma_resv, held throughout, keeps everyone who would use its placement
- * out; @moving shows the copy in debugfs.
+ * out; @moving shows the copy, and the wait before it, in debugfs.
+ *
+ * An importer may still be using the old place through what it mapped
+ * before move_notify: the dma-buf contract keeps that valid until the
+ * importer's fences signal. So the copy, and the poisoning and freeing
+ * of the old place after it, wait for every fence of the object, as
+ * TTM's memcpy move does (ttm_bo_wait_ctx()), without the device lock.
  */
 static void vgem_p2p_copy_begin(struct vgem_p2p_object *bo, u64 from, u64 to)
 	__releases(&obj_to_vdev(bo)->lock)
@@ -79,6 +85,8 @@ static void vgem_p2p_copy_begin(struct vgem_p2p_object *bo, u64 from, u64 to)
 	bo->moving = true;
 	trace_vgem_p2p_move_begin(bo, from, to);
 	mutex_unlock(&vdev->lock);
+	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
 }
 
 static void vgem_p2p_copy_end(struct vgem_p2p_object *bo)
@@ -94,15 +102,23 @@ static void vgem_p2p_copy_end(struct vgem_p2p_object *bo)
  * Lock and reference an object that eviction or compaction would move for
  * somebody else. @self is the object the caller moves, whose dma_resv it
  * holds. The reference keeps the object alive while the device lock is
- * dropped for its copy; a dying one (no references left) is skipped.
+ * dropped for its copy; a dying one (no references left) is skipped. So
+ * is one with unsignalled fences: its move would wait for them (see
+ * vgem_p2p_copy_begin()), and nobody asked to move it.
  */
 static bool vgem_p2p_trylock_other(struct vgem_p2p_object *bo,
 				   struct vgem_p2p_object *self)
 {
 	if (!kref_get_unless_zero(&bo->base.refcount))
 		return false;
-	if (bo == self || dma_resv_trylock(bo->base.resv))
+	if (bo == self)
 		return true;
+	if (dma_resv_trylock(bo->base.resv)) {
+		if (dma_resv_test_signaled(bo->base.resv,
+					   DMA_RESV_USAGE_BOOKKEEP))
+			return true;
+		dma_resv_unlock(bo->base.resv);
+	}
 	drm_gem_object_put(&bo->base);
 	return false;
 }
@@ -466,8 +482,14 @@ int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
 	list_for_each_entry(bo, &vdev->objects, link) {
 		if (bo == self || !bo->in_vram || bo->pin_count)
 			continue;
-		/* Nobody can map a dying object any more */
+		/*
+		 * Nobody can map a dying object any more; its free waits for
+		 * its fences before it gives the VRAM back, and so do we.
+		 */
 		if (!kref_read(&bo->base.refcount)) {
+			if (!dma_resv_test_signaled(bo->base.resv,
+						    DMA_RESV_USAGE_BOOKKEEP))
+				continue;
 			vgem_p2p_drop_dying(vdev, bo);
 			return 0;
 		}
