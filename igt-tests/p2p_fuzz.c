@@ -243,12 +243,25 @@ static struct fz_op *pick_op(struct fz_thread *t)
 	return op;
 }
 
+/*
+ * A move waits for the object's fences (the dma-buf contract), and only
+ * vgem's 10 s expiry would signal one its own thread attached while
+ * that thread waits: so a thread signals its fences before any call
+ * that may move or wait for an object. Other threads' calls still run
+ * under them, and wait until the thread's next such call.
+ */
 static void *fz_thread_main(void *arg)
 {
 	struct fz_thread *t = arg;
+	struct fz_op *op;
 
-	while (t->calls < t->ncalls)
-		pick_op(t)->call(t);
+	while (t->calls < t->ncalls) {
+		op = pick_op(t);
+		if (!op->under_fences)
+			fz_settle_fences(t);
+		op->call(t);
+	}
+	fz_settle_fences(t);
 	return NULL;
 }
 

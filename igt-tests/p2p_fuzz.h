@@ -51,6 +51,11 @@ struct fz_op {
 	const int *errnos;
 	unsigned int weight[NR_MODES];	/* relative, per subtest */
 	void (*call)(struct fz_thread *t);
+	/*
+	 * Runs with the calling thread's fences pending: it neither moves
+	 * nor waits for an object (fz_settle_fences())
+	 */
+	bool under_fences;
 	/* this subtest's calls, by errno (0: success) */
 	unsigned long calls;
 	unsigned long err[MAX_ERRNO];
@@ -121,6 +126,9 @@ struct fz_thread {
 	unsigned long calls, ncalls;
 	char *scratch;
 	pthread_t tid;
+	/* fences this thread attached and has not settled */
+	uint32_t fences[POOL_FENCES];
+	unsigned int nfences;
 };
 
 /* The drivers, in the order their operations are weighed */
@@ -128,6 +136,8 @@ extern const struct fz_driver fz_vgem_p2p, fz_edu_nic;
 
 /* p2p_fuzz_vgem_p2p.c: SIGBUS outside a CPU touch is fatal again */
 void fz_touch_sigbus(int sig);
+/* p2p_fuzz_vgem_p2p.c: signal the fences @t attached, uncounted */
+void fz_settle_fences(struct fz_thread *t);
 
 /* p2p_fuzz.c: random numbers, argument generators, counted calls */
 uint64_t fz_rnd(struct fz_thread *t);

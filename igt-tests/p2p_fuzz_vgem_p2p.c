@@ -338,12 +338,26 @@ static void op_fence_attach(struct fz_thread *t)
 	if (fz_ioctl(t, &ops[OP_FENCE_ATTACH], p->vfd,
 		     DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
 		return;
+	if (t->nfences == POOL_FENCES)
+		fz_settle_fences(t);
+	t->fences[t->nfences++] = a.out_fence;
 	pthread_mutex_lock(&p->lock);
 	if (p->nfences < POOL_FENCES)
 		p->fences[p->nfences++] = a.out_fence;
 	else
 		p->fences[fz_below(t, POOL_FENCES)] = a.out_fence;
 	pthread_mutex_unlock(&p->lock);
+}
+
+void fz_settle_fences(struct fz_thread *t)
+{
+	struct drm_vgem_fence_signal s = {};
+
+	/* already signalled (by anyone, or expired): nothing to settle */
+	while (t->nfences) {
+		s.fence = t->fences[--t->nfences];
+		drmIoctl(t->pool->vfd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s);
+	}
 }
 
 static void op_fence_signal(struct fz_thread *t)
@@ -520,44 +534,52 @@ static void op_touch(struct fz_thread *t)
 
 static struct fz_op ops[NR_OPS] = {
 	[OP_CREATE] = {
-		"VGEM_P2P_CREATE", ERRS(EINVAL, ENOSPC, ENOMEM, EFAULT),
+		"VGEM_P2P_CREATE", ERRS(EINVAL, ENOSPC, EDQUOT, ENOMEM, EFAULT),
 		{ [MODE_EXPORTER] = 10, [MODE_IMPORTER] = 3, [MODE_BOTH] = 6 },
 		op_create,
+		.under_fences = true,
 	},
 	[OP_DUMB_CREATE] = {
 		"MODE_CREATE_DUMB", ERRS(EINVAL, ENOSPC, ENOMEM, EFAULT),
 		{ [MODE_EXPORTER] = 4, [MODE_BOTH] = 2 },
 		op_dumb_create,
+		.under_fences = true,
 	},
 	[OP_MAP_DUMB] = {
 		"MODE_MAP_DUMB", ERRS(ENOENT, EINVAL, ENOMEM, EFAULT),
 		{ [MODE_EXPORTER] = 5, [MODE_BOTH] = 3 },
 		op_map_dumb,
+		.under_fences = true,
 	},
 	[OP_GEM_CLOSE] = {
 		"GEM_CLOSE", ERRS(EINVAL, EFAULT),
 		{ [MODE_EXPORTER] = 8, [MODE_IMPORTER] = 1, [MODE_BOTH] = 4 },
 		op_gem_close,
+		.under_fences = true,
 	},
 	[OP_PRIME_EXPORT] = {
 		"PRIME_HANDLE_TO_FD",
 		ERRS(EINVAL, ENOENT, ENOMEM, EMFILE, EFAULT),
 		{ [MODE_EXPORTER] = 4, [MODE_BOTH] = 2 },
 		op_prime_export,
+		.under_fences = true,
 	},
 	[OP_PRIME_IMPORT] = {
 		"PRIME_FD_TO_HANDLE", ERRS(EBADF, EINVAL, ENOMEM, EFAULT),
 		{ [MODE_EXPORTER] = 4, [MODE_BOTH] = 2 },
 		op_prime_import,
+		.under_fences = true,
 	},
 	[OP_OBJ_INFO] = {
 		"VGEM_P2P_OBJ_INFO", ERRS(EINVAL, ENOENT, EFAULT),
 		{ [MODE_EXPORTER] = 8, [MODE_BOTH] = 4 },
 		op_obj_info,
+		.under_fences = true,
 	},
 	[OP_MOVE] = {
 		"VGEM_P2P_MOVE",
-		ERRS(EINVAL, ENOENT, EBUSY, ENOSPC, ENOMEM, ENODEV, EFAULT),
+		ERRS(EINVAL, ENOENT, EBUSY, ENOSPC, EDQUOT, ENOMEM, ENODEV,
+		     EFAULT),
 		{ [MODE_EXPORTER] = 10, [MODE_IMPORTER] = 4, [MODE_BOTH] = 8 },
 		op_move,
 	},
@@ -571,42 +593,50 @@ static struct fz_op ops[NR_OPS] = {
 		"VGEM_P2P_STATS", ERRS(EINVAL, EFAULT),
 		{ [MODE_EXPORTER] = 3, [MODE_BOTH] = 2 },
 		op_stats,
+		.under_fences = true,
 	},
 	[OP_FENCE_ATTACH] = {
 		"VGEM_FENCE_ATTACH",
 		ERRS(EINVAL, ENOENT, EBUSY, ENOMEM, EFAULT),
 		{ [MODE_EXPORTER] = 4, [MODE_BOTH] = 2 },
 		op_fence_attach,
+		.under_fences = true,
 	},
 	[OP_FENCE_SIGNAL] = {
 		"VGEM_FENCE_SIGNAL", ERRS(EINVAL, ENOENT, ETIMEDOUT, EFAULT),
 		{ [MODE_EXPORTER] = 4, [MODE_BOTH] = 2 },
 		op_fence_signal,
+		.under_fences = true,
 	},
 	[OP_MMAP_OFFSET] = {
 		"VGEM_P2P_MMAP_OFFSET", ERRS(EINVAL, ENOENT, EFAULT),
 		{ [MODE_EXPORTER] = 3, [MODE_BOTH] = 2 },
 		op_mmap_offset,
+		.under_fences = true,
 	},
 	[OP_PEER] = {
 		"VGEM_P2P_PEER", ERRS(EINVAL, ENODEV, EIO, EFAULT),
 		{ [MODE_EXPORTER] = 2, [MODE_BOTH] = 1 },
 		op_peer,
+		.under_fences = true,
 	},
 	[OP_DRM_BAD] = {
 		"drm unknown nr", ERRS(EINVAL),
 		{ [MODE_EXPORTER] = 1, [MODE_BOTH] = 1 },
 		op_drm_bad,
+		.under_fences = true,
 	},
 	[OP_MMAP] = {
 		"mmap(object)", ERRS(EINVAL, EACCES, ENOMEM),
 		{ [MODE_EXPORTER] = 4, [MODE_IMPORTER] = 3, [MODE_BOTH] = 4 },
 		op_mmap,
+		.under_fences = true,
 	},
 	[OP_MUNMAP] = {
 		"munmap(object)", ERRS(0),
 		{ [MODE_EXPORTER] = 2, [MODE_IMPORTER] = 1, [MODE_BOTH] = 2 },
 		op_munmap,
+		.under_fences = true,
 	},
 	[OP_TOUCH] = {
 		"cpu touch", ERRS(EFAULT),
@@ -617,6 +647,7 @@ static struct fz_op ops[NR_OPS] = {
 		"close(dma-buf)", ERRS(0),
 		{ [MODE_EXPORTER] = 2, [MODE_BOTH] = 1 },
 		op_close_dmabuf,
+		.under_fences = true,
 	},
 };
 

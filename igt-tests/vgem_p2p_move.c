@@ -303,7 +303,12 @@ static void test_eviction(int fd)
 	free(p);
 }
 
-static void test_unprivileged_move(int fd)
+/*
+ * A move into VRAM is an allocation, as a creation is: without
+ * CAP_SYS_ADMIN it still evicts other clients' objects, oldest first, as
+ * any TTM driver's allocation does. Only picking the offset is refused.
+ */
+static void test_unprivileged_evicts(int fd)
 {
 	struct drm_vgem_p2p_stats st = vgem_p2p_stats(fd), s1;
 	uint64_t chunk = 8 * MiB;
@@ -322,33 +327,129 @@ static void test_unprivileged_move(int fd)
 		int cfd = vgem_p2p_open();
 		uint32_t mine = vgem_p2p_create(cfd, chunk,
 						VGEM_P2P_CREATE_SYSTEM);
+		uint32_t made;
 		uint64_t off = 0;
 
 		drop_sys_admin();
 		igt_assert_eq(__vgem_p2p_move(cfd, mine,
 					      VGEM_P2P_MOVE_VRAM_AT,
 					      &off), -EPERM);
-		off = 0;
-		igt_assert_eq(__vgem_p2p_move(cfd, mine,
-					      VGEM_P2P_MOVE_VRAM,
-					      &off), -ENOSPC);
 		igt_assert_eq_u32(vgem_p2p_info(cfd, mine).placement,
 				  VGEM_P2P_PLACEMENT_SYSTEM);
-		igt_assert_eq_u64(vgem_p2p_move(cfd, mine,
-						VGEM_P2P_MOVE_SYSTEM, 0),
-				  ~0ull);
+		vgem_p2p_move(cfd, mine, VGEM_P2P_MOVE_VRAM, 0);
+		igt_assert_eq_u32(vgem_p2p_info(cfd, mine).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		made = vgem_p2p_create(cfd, chunk, 0);
+		igt_assert_eq_u32(vgem_p2p_info(cfd, made).placement,
+				  VGEM_P2P_PLACEMENT_VRAM);
+		gem_close(cfd, made);
 		gem_close(cfd, mine);
 		close(cfd);
 	}
 	igt_waitchildren();
 
-	igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions);
+	igt_assert_eq_u64(vgem_p2p_stats(fd).evictions, s1.evictions + 2);
 	for (i = 0; i < n; i++) {
 		igt_assert_eq_u32(vgem_p2p_info(fd, h[i]).placement,
-				  VGEM_P2P_PLACEMENT_VRAM);
+				  i < 2 ? VGEM_P2P_PLACEMENT_SYSTEM :
+					  VGEM_P2P_PLACEMENT_VRAM);
 		gem_close(fd, h[i]);
 	}
 	free(h);
+}
+
+#define QUOTA_PARAM "/sys/module/vgem_p2p/parameters/vram_quota_pages"
+
+static void set_quota(uint64_t pages)
+{
+	char buf[32];
+	int fd = open(QUOTA_PARAM, O_WRONLY);
+
+	igt_assert_f(fd >= 0, "%s: %s\n", QUOTA_PARAM, strerror(errno));
+	snprintf(buf, sizeof(buf), "%" PRIu64, pages);
+	igt_assert_eq(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
+	close(fd);
+}
+
+/* Async-signal-safe: back to no limit when the test ends, however */
+static void restore_quota(int sig)
+{
+	int fd = open(QUOTA_PARAM, O_WRONLY);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, "0", 1);
+
+		(void)n;
+		close(fd);
+	}
+}
+
+static uint32_t placement(int fd, uint32_t h)
+{
+	return vgem_p2p_info(fd, h).placement;
+}
+
+/*
+ * vram_quota_pages bounds the VRAM the objects one file created hold, on
+ * every way into VRAM: a creation past it gets EDQUOT, a dumb buffer
+ * starts in system memory, a move gets EDQUOT, and a CPU fault leaves an
+ * evicted object where it is. Leaving VRAM gives the quota back. Another
+ * file has a quota of its own.
+ */
+static void test_vram_quota(void)
+{
+	uint64_t chunk = 4 * MiB;
+	int a = vgem_p2p_open(), b = vgem_p2p_open();
+	struct drm_mode_create_dumb dumb = {
+		.width = 512, .height = 512, .bpp = 32,
+	};
+	uint32_t h1, h2, s, hb, x;
+	uint64_t off = 0;
+	uint32_t *p;
+
+	igt_install_exit_handler(restore_quota);
+	set_quota(2 * chunk / 4096);
+
+	h1 = vgem_p2p_create(a, chunk, 0);
+	h2 = vgem_p2p_create(a, chunk, 0);
+	igt_assert_eq_u32(placement(a, h1), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(placement(a, h2), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(__vgem_p2p_create(a, 4096, 0, &x), -EDQUOT);
+	/* a system object needs no quota */
+	s = vgem_p2p_create(a, MiB, VGEM_P2P_CREATE_SYSTEM);
+	igt_assert_eq(__vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, &off),
+		      -EDQUOT);
+	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_SYSTEM);
+	/* where vgem would succeed, a dumb buffer does, in system memory */
+	do_ioctl(a, DRM_IOCTL_MODE_CREATE_DUMB, &dumb);
+	igt_assert_eq_u32(placement(a, dumb.handle),
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+
+	hb = vgem_p2p_create(b, 2 * chunk, 0);
+	igt_assert_eq_u32(placement(b, hb), VGEM_P2P_PLACEMENT_VRAM);
+
+	/* leaving VRAM gives the quota back, to the one who created it */
+	vgem_p2p_move(a, h2, VGEM_P2P_MOVE_SYSTEM, 0);
+	vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_VRAM);
+
+	/* the way back on a CPU fault is an allocation too */
+	p = vgem_p2p_mmap(a, h2, chunk, PROT_READ | PROT_WRITE);
+	p[0] = 1;
+	igt_assert_eq_u32(placement(a, h2), VGEM_P2P_PLACEMENT_SYSTEM);
+	vgem_p2p_move(a, s, VGEM_P2P_MOVE_SYSTEM, 0);
+	p[chunk / sizeof(*p) - 1] = 2;
+	igt_assert_eq_u32(placement(a, h2), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(p[0], 1);
+
+	/* no limit again: the next object fits */
+	set_quota(0);
+	vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_VRAM);
+
+	munmap(p, chunk);
+	close(b);
+	close(a);
 }
 
 static void test_move_system_object(int fd)
@@ -454,9 +555,13 @@ igt_main
 	igt_subtest("eviction")
 		test_eviction(fd);
 
-	igt_describe("Without CAP_SYS_ADMIN, MOVE_VRAM_AT is refused and MOVE_VRAM into full VRAM fails with ENOSPC instead of evicting another client's objects; moving one's own object to system memory still works.");
-	igt_subtest("unprivileged-move")
-		test_unprivileged_move(fd);
+	igt_describe("Without CAP_SYS_ADMIN, MOVE_VRAM_AT is refused with EPERM, but MOVE_VRAM and CREATE into full VRAM are allocations as in any TTM driver: each evicts another client's oldest object.");
+	igt_subtest("unprivileged-evicts")
+		test_unprivileged_evicts(fd);
+
+	igt_describe("vram_quota_pages bounds the VRAM of the objects one file created: a creation past it gets EDQUOT, a dumb buffer starts in system memory, MOVE_VRAM gets EDQUOT and a CPU fault leaves an evicted object in system memory; leaving VRAM gives quota back, and another file has its own.");
+	igt_subtest("vram-quota")
+		test_vram_quota();
 
 	igt_describe("An object created in system memory moves to VRAM and back with its bytes, and does not come back to VRAM on its own.");
 	igt_subtest("move-system-object")

@@ -44,14 +44,21 @@ static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
 	if (!priv)
 		return -ENOMEM;
+	priv->fences.client = vgem_p2p_client_create();
+	if (!priv->fences.client) {
+		ret = -ENOMEM;
+		goto err_free_priv;
+	}
 	ret = vgem_p2p_fence_open(&priv->fences);
 	if (ret)
-		goto err_free_priv;
+		goto err_put_client;
 	priv->client_id = atomic64_inc_return(&vgem_p2p_client_ids);
 	/* vgem's fence ioctls find their state at the start of driver_priv */
 	file->driver_priv = &priv->fences;
 	return 0;
 
+err_put_client:
+	vgem_p2p_client_put(priv->fences.client);
 err_free_priv:
 	kfree(priv);
 	return ret;
@@ -63,6 +70,7 @@ static void vgem_p2p_postclose(struct drm_device *dev, struct drm_file *file)
 		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
 
 	vgem_p2p_fence_close(&priv->fences);
+	vgem_p2p_client_put(priv->fences.client);
 	kfree(priv);
 }
 

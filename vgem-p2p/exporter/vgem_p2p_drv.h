@@ -88,9 +88,20 @@ struct vgem_p2p_devmem_charge {
 	struct llist_node free_node;	/* in devmem.free_charges, once dead */
 };
 
+/*
+ * A client: an open file, and the VRAM of the objects it created, against
+ * vram_quota_pages (vgem_p2p_client.c). References: the file's, and one
+ * per object it created, which may outlive the file.
+ */
+struct vgem_p2p_client {
+	struct kref ref;
+	unsigned long vram_pages;	/* under the device lock */
+};
+
 struct vgem_p2p_file {
 	struct idr fence_idr;
 	struct mutex fence_mutex;	/* protects fence_idr */
+	struct vgem_p2p_client *client;
 };
 
 /* Device counters, DRM_IOCTL_VGEM_P2P_STATS; see the uAPI for meanings */
@@ -209,6 +220,8 @@ enum vgem_p2p_node_color {
 struct vgem_p2p_object {
 	struct drm_gem_object base;
 	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
+	/* charged for the object's VRAM while in_vram; referenced */
+	struct vgem_p2p_client *owner;
 
 	/*
 	 * Placement: changed with the object's dma_resv held, and switched
@@ -334,9 +347,13 @@ int vgem_p2p_vram_alloc(struct vgem_p2p_device *vdev, struct drm_mm_node *node,
 void vgem_p2p_vram_free(struct vgem_p2p_device *vdev, struct drm_mm_node *node);
 void vgem_p2p_vram_poison(struct vgem_p2p_device *vdev, u64 offset, u64 size);
 
+/* vgem_p2p_client.c */
+struct vgem_p2p_client *vgem_p2p_client_create(void);
+void vgem_p2p_client_put(struct vgem_p2p_client *client);
+int vgem_p2p_vram_charge(struct vgem_p2p_object *bo);
+void vgem_p2p_vram_uncharge(struct vgem_p2p_object *bo);
+
 /* vgem_p2p_gem.c */
-struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
-					       u64 size, u32 flags);
 struct page *vgem_p2p_page_get(struct vgem_p2p_object *bo, pgoff_t pgoff);
 int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
 		       unsigned long count);

@@ -220,6 +220,7 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	if (bo->in_vram) {
 		vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 		vgem_p2p_vram_free(vdev, &bo->node);
+		vgem_p2p_vram_uncharge(bo);
 	}
 	mutex_unlock(&vdev->lock);
 
@@ -229,6 +230,7 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	dma_resv_unlock(bo->base.resv);
 
 	drm_gem_object_release(&bo->base);
+	vgem_p2p_client_put(bo->owner);
 	kfree(bo);
 	/* the object's reference on the device, taken at creation */
 	drm_dev_put(&vdev->drm);
@@ -250,12 +252,15 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 };
 
 /*
- * @may_fall_back: a VRAM object that finds no room is placed in system
- * memory, as if evicted at once, instead of failing with -ENOSPC
+ * @client: who creates it, charged for its VRAM
+ * @may_fall_back: a VRAM object that finds no room, or no quota left, is
+ * placed in system memory, as if evicted at once, instead of failing
+ * with -ENOSPC or -EDQUOT
  */
 static struct vgem_p2p_object *
-__vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
-			 bool may_fall_back)
+vgem_p2p_object_create(struct vgem_p2p_device *vdev,
+		       struct vgem_p2p_client *client, u64 size, u32 flags,
+		       bool may_fall_back)
 {
 	struct vgem_p2p_object *bo;
 	int ret;
@@ -281,6 +286,8 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->flags = flags;
+	bo->owner = client;
+	kref_get(&client->ref);
 	bo->base.funcs = &vgem_p2p_gem_funcs;
 	xa_init(&bo->pages);
 	spin_lock_init(&bo->maps_lock);
@@ -324,12 +331,18 @@ __vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	/* A SYSTEM object gets its (zeroed) pages on first use */
 	ret = 0;
 	if (!(flags & VGEM_P2P_CREATE_SYSTEM)) {
-		ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
-					  VGEM_P2P_ALLOC_EVICT, NULL);
+		ret = vgem_p2p_vram_charge(bo);
+		if (!ret) {
+			ret = vgem_p2p_vram_alloc(vdev, &bo->node, size,
+						  VGEM_P2P_ALLOC_EVICT, NULL);
+			if (ret)
+				vgem_p2p_vram_uncharge(bo);
+		}
 		if (!ret) {
 			bo->node.color = VGEM_P2P_NODE_OBJECT;
 			bo->in_vram = true;
-		} else if (ret == -ENOSPC && may_fall_back) {
+		} else if ((ret == -ENOSPC || ret == -EDQUOT) &&
+			   may_fall_back) {
 			/* Evicted from the start: pages on first use */
 			ret = 0;
 		}
@@ -352,28 +365,16 @@ err_unlock_resv:
 	dma_resv_unlock(bo->base.resv);
 err_release:
 	drm_gem_object_release(&bo->base);
+	vgem_p2p_client_put(client);
 	kfree(bo);
 	return ERR_PTR(ret);
-}
-
-/**
- * vgem_p2p_object_create - create a zeroed object
- * @vdev: the device
- * @size: size in bytes, non-zero
- * @flags: VGEM_P2P_CREATE_* flags, already checked
- *
- * Return: the object with one reference, or an ERR_PTR.
- */
-struct vgem_p2p_object *vgem_p2p_object_create(struct vgem_p2p_device *vdev,
-					       u64 size, u32 flags)
-{
-	return __vgem_p2p_object_create(vdev, size, flags, false);
 }
 
 static int vgem_p2p_create_handle(struct drm_file *file,
 				  struct vgem_p2p_device *vdev, u64 size,
 				  u32 flags, bool may_fall_back, u32 *handle)
 {
+	struct vgem_p2p_file *vfile = file->driver_priv;
 	struct vgem_p2p_object *bo;
 	int ret, idx;
 
@@ -383,7 +384,8 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 	 */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
-	bo = __vgem_p2p_object_create(vdev, size, flags, may_fall_back);
+	bo = vgem_p2p_object_create(vdev, vfile->client, size, flags,
+				    may_fall_back);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -408,7 +410,8 @@ int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 
 	/*
 	 * In VRAM like any framebuffer, but where vgem would succeed, so do
-	 * we: without room (larger than VRAM, or all of it pinned) the
+	 * we: without room (larger than VRAM, all of it pinned, or the
+	 * client's quota used up) the
 	 * buffer starts in system memory, and comes back to VRAM on use
 	 * once there is room, like an evicted object.
 	 */

@@ -205,6 +205,7 @@ int vgem_p2p_move_to_system(struct vgem_p2p_object *bo)
 
 	bo->in_vram = false;
 	vgem_p2p_vram_free(vdev, &bo->node);
+	vgem_p2p_vram_uncharge(bo);
 
 	vgem_p2p_moved(bo, bo->base.size);
 	atomic64_inc(&vdev->stats.evictions);
@@ -251,8 +252,9 @@ static void vgem_p2p_fill_vram(struct vgem_p2p_object *bo,
  * Called with the device lock held; drops it while copying, and while
  * compaction and eviction copy other objects.
  *
- * Return: 0; -ENOSPC without room; -EBUSY if @offset is taken; -EINVAL if
- * pinned for a dma-buf; -ENOMEM.
+ * Return: 0; -ENOSPC without room; -EDQUOT if the object's client holds
+ * its quota of VRAM; -EBUSY if @offset is taken; -EINVAL if pinned for a
+ * dma-buf; -ENOMEM.
  */
 int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 			  enum vgem_p2p_alloc policy)
@@ -273,6 +275,10 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 		bounce = (void *)__get_free_page(GFP_KERNEL);
 		if (!bounce)
 			return -ENOMEM;
+	} else {
+		ret = vgem_p2p_vram_charge(bo);
+		if (ret)
+			return ret;
 	}
 
 	if (offset >= 0) {
@@ -282,13 +288,13 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 		ret = drm_mm_reserve_node(&vdev->mm, &node);
 		if (ret) {
 			ret = ret == -ENOSPC ? -EBUSY : ret;
-			goto out_free_bounce;
+			goto out_uncharge;
 		}
 		vdev->vram_used += node.size;
 	} else {
 		ret = vgem_p2p_vram_alloc(vdev, &node, bo->base.size, policy, bo);
 		if (ret)
-			goto out_free_bounce;
+			goto out_uncharge;
 	}
 
 	/* Compaction may have moved us: read the old place only now */
@@ -318,6 +324,11 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
 	bo->in_vram = true;
 	vgem_p2p_moved(bo, bo->base.size);
 	ret = 0;
+	goto out_free_bounce;
+
+out_uncharge:
+	if (!bo->in_vram)
+		vgem_p2p_vram_uncharge(bo);
 out_free_bounce:
 	if (bounce)
 		free_page((unsigned long)bounce);
@@ -456,6 +467,7 @@ static void vgem_p2p_drop_dying(struct vgem_p2p_device *vdev,
 {
 	vgem_p2p_vram_poison(vdev, bo->node.start, bo->base.size);
 	vgem_p2p_vram_free(vdev, &bo->node);
+	vgem_p2p_vram_uncharge(bo);
 	bo->in_vram = false;
 	bo->lost = true;
 	bo->reason = VGEM_P2P_REASON_EVICTED;
@@ -557,26 +569,23 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	struct drm_vgem_p2p_move *args = data;
 	struct drm_gem_object *obj;
 	struct vgem_p2p_object *bo;
-	enum vgem_p2p_alloc policy;
 	bool was_in_vram;
 	int ret, idx;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	/*
-	 * Moving one's own object is anyone's business; pushing other
-	 * clients' objects out of VRAM is not: only CAP_SYS_ADMIN evicts,
-	 * or picks a placement (a debugging tool). Others may still compact,
-	 * which keeps every object in VRAM.
+	 * A move into VRAM is an allocation like a creation: it may evict
+	 * other clients' objects, within the client's quota, as any TTM
+	 * driver's allocation does (vgem_p2p_client.c). Picking the offset
+	 * is a debugging tool, for CAP_SYS_ADMIN only.
 	 */
-	policy = capable(CAP_SYS_ADMIN) ? VGEM_P2P_ALLOC_EVICT :
-					  VGEM_P2P_ALLOC_COMPACT;
 	switch (args->target) {
 	case VGEM_P2P_MOVE_VRAM_AT:
 		if (!PAGE_ALIGNED(args->offset) ||
 		    args->offset >= vdev->vram_size)
 			return -EINVAL;
-		if (policy != VGEM_P2P_ALLOC_EVICT)
+		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
 	case VGEM_P2P_MOVE_VRAM:
@@ -612,10 +621,11 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = vgem_p2p_move_to_system(bo);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
-		ret = vgem_p2p_move_to_vram(bo, -1, policy);
+		ret = vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_EVICT);
 		break;
 	default:
-		ret = vgem_p2p_move_to_vram(bo, args->offset, policy);
+		ret = vgem_p2p_move_to_vram(bo, args->offset,
+					    VGEM_P2P_ALLOC_EVICT);
 		break;
 	}
 	if (!ret && (was_in_vram || bo->in_vram))

@@ -290,7 +290,10 @@ struct drm_vgem_fence_signal {
  * %VGEM_P2P_CREATE_SYSTEM object larger than a shmem file may be
  * (MAX_LFS_FILESIZE; it is not refused for being larger than RAM);
  * -ENOSPC a VRAM object larger than VRAM, or no room even after
- * compaction and evicting every other unpinned VRAM object; -ENOMEM out of
+ * compaction and evicting every other unpinned, idle VRAM object; -EDQUOT
+ * a VRAM object that would take the objects this file created past
+ * vram_quota_pages of VRAM (module parameter, writable in
+ * /sys/module/vgem_p2p/parameters/; 0, the default: no limit); -ENOMEM out of
  * memory for the object, its shmem file, its mmap offset (also when the
  * device's 1 TiB of offset space has no range that large) or its handle;
  * -ENODEV the device is unplugged.
@@ -389,7 +392,7 @@ struct drm_vgem_p2p_peer {
  *	otherwise must be zero. out: the object's VRAM offset after the
  *	call, or ~0 for system memory. Written once the object's locks are
  *	held, so also when the move itself fails (pinned, -EBUSY, -ENOSPC,
- *	-ENOMEM: then where the object is, which a compaction on the way may
+ *	-EDQUOT, -ENOMEM: then where the object is, which a compaction on the way may
  *	have changed); not on the failures before that (the argument
  *	-EINVALs, -ENOENT, -ENODEV, -EINTR), where the core copies back the
  *	value passed in.
@@ -401,18 +404,22 @@ struct drm_vgem_p2p_peer {
  * object's dma_resv (taken interruptibly), with the device lock held
  * except while it copies: zap every CPU mapping of the object
  * (unmap_mapping_range(), which fires every importer's mmu notifier:
- * importers release their mappings before it returns), copy (other
- * objects are used and moved meanwhile; this one's faults and importer
- * mappings wait), switch the placement, and fill the old VRAM range with
+ * importers release their mappings before it returns), wait for the
+ * object's unsignalled fences (%DRM_IOCTL_VGEM_FENCE_ATTACH's, and those
+ * dma-buf importers add: DMA that may still use the old place), copy
+ * (other objects are used and moved meanwhile; this one's faults and
+ * importer mappings wait), switch the placement, and fill the old VRAM range with
  * %VGEM_P2P_POISON_BYTE. Moving an object already in system memory to
  * system does nothing (no invalidation, no count). A move within VRAM
  * needs room for a second copy; others are compacted and evicted to make
  * it, as for %DRM_IOCTL_VGEM_P2P_CREATE.
  *
  * Permissions: %VGEM_P2P_MOVE_VRAM_AT needs CAP_SYS_ADMIN (-EPERM,
- * checked after the arguments, before the handle). Without it,
- * %VGEM_P2P_MOVE_VRAM only compacts VRAM to make room and never evicts
- * other objects (-ENOSPC instead); with it, it evicts as CREATE does.
+ * checked after the arguments, before the handle): choosing the offset
+ * is a debugging tool. %VGEM_P2P_MOVE_VRAM is an allocation like CREATE:
+ * anyone may, and it compacts and evicts other clients' objects as
+ * CREATE does, within the quota of the file that created the object
+ * (vram_quota_pages, see %DRM_IOCTL_VGEM_P2P_CREATE).
  * %VGEM_P2P_MOVE_SYSTEM moves only the caller's object: anyone may.
  *
  * Errors: -EINVAL @flags or @pad non-zero, unknown @target, @offset
@@ -421,8 +428,9 @@ struct drm_vgem_p2p_peer {
  * handle, the end after it); a move to VRAM of an object pinned by a
  * dma-buf attachment. -ENOENT unknown handle. -EBUSY VRAM_AT onto a range
  * any part of which is allocated, including to this object. -ENOSPC no
- * room after compaction and eviction (without CAP_SYS_ADMIN, after
- * compaction alone). -ENOMEM for SYSTEM, no memory for the object's pages
+ * room after compaction and eviction. -EDQUOT into VRAM from system
+ * memory, past the quota of the file that created the object (a move
+ * within VRAM changes no quota). -ENOMEM for SYSTEM, no memory for the object's pages
  * or the cap on held system pages reached (also for an object already in
  * system memory, which this gives every page it lacks: one larger than
  * half of RAM always fails; the pages this call got are given back);
