@@ -33,6 +33,22 @@ static inline void vgem_p2p_debugfs_path(int vfd, const char *file,
 		 file);
 }
 
+/*
+ * Write "0" to @path, ignoring failure: async-signal-safe, for the exit
+ * handlers that turn a debugfs knob or a module parameter back off.
+ */
+static inline void vgem_p2p_knob_off(const char *path)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, "0", 1);
+
+		(void)n;
+		close(fd);
+	}
+}
+
 /* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */
 static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
 {

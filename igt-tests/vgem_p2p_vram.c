@@ -176,17 +176,9 @@ static void set_hold(int on)
 	close(fd);
 }
 
-/* Async-signal-safe: the exit handler */
 static void release_hold(int sig)
 {
-	int fd = open(clear_hold, O_WRONLY);
-
-	if (fd >= 0) {
-		ssize_t n = write(fd, "0", 1);
-
-		(void)n;
-		close(fd);
-	}
+	vgem_p2p_knob_off(clear_hold);
 }
 
 struct held_create {
