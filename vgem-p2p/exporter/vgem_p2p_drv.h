@@ -29,8 +29,9 @@
  * lock. Other objects that eviction and compaction would move are found
  * under the device lock, so, as TTM's eviction does, their dma_resv is
  * only try-locked there, and a reference taken; an object whose dma_resv
- * is busy (an importer DMAing from it, or its own move) is skipped as if
- * pinned.
+ * is busy (an importer DMAing from it, its own move, its creation's
+ * clear) or that has unsignalled fences is skipped as if pinned. A move
+ * waits for the fences of the object it moves, without the device lock.
  *
  * Importers' move_notify callbacks run inside our moves with the dma_resv
  * and the device lock held, and call back into dma_buf_unmap_attachment():
