@@ -409,6 +409,54 @@ static void test_read_move_read(int vfd, int fd)
 	munmap(p, size);
 }
 
+/*
+ * A lookup brings an evicted object back to VRAM where the importer
+ * reaches it: an allocation, charged to the file that created the
+ * object. Past that file's vram_quota_pages the object stays in system
+ * memory and the importer reads it there; once quota is free, a new
+ * registration's lookup brings it back.
+ */
+static void test_quota_keeps_evicted(int vfd, int fd)
+{
+	uint64_t size = EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	uint32_t other = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	struct edu_nic_mr_stats ms;
+	char ref[EDU_PAGE];
+	uint32_t key;
+
+	igt_require(p2p_checked(vfd, fd, 0));
+	p2p_fill(ref, size, 43);
+	memcpy(p, ref, size);
+	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_SYSTEM), 0);
+	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
+	/* the file's quota: the page its other object holds */
+	vgem_p2p_set_vram_quota(size / 4096);
+
+	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+			  VGEM_P2P_PLACEMENT_SYSTEM);
+	ms = edu_mr_stats(fd, key);
+	igt_assert_eq_u64(ms.stats.cur_pages_system, 1);
+	igt_assert_eq_u64(ms.stats.cur_pages_p2p, 0);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+	igt_assert_eq(vgem_p2p_move_err(vfd, other, VGEM_P2P_MOVE_SYSTEM), 0);
+	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u64(edu_mr_stats(fd, key).stats.cur_pages_p2p, 1);
+	igt_assert_eq(edu_dereg_err(fd, key), 0);
+
+	vgem_p2p_set_vram_quota(0);
+	munmap(p, size);
+	gem_close(vfd, other);
+	gem_close(vfd, h);
+}
+
 static void test_compaction_during_stream(int vfd, int fd)
 {
 	struct drm_vgem_p2p_stats st, s1;
@@ -1230,6 +1278,10 @@ igt_main
 	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
 	igt_subtest("move-during-stream")
 		test_move_during_stream(vfd, fd);
+
+	igt_describe("A lookup's return of an evicted object to VRAM is charged to the file that created it: past that file's vram_quota_pages the object stays in system memory and edu reads it through the fallback; with quota free, a new registration brings it back and reads it peer-to-peer.");
+	igt_subtest("quota-keeps-evicted")
+		test_quota_keeps_evicted(vfd, fd);
 
 	igt_describe("One device read, one forced move within VRAM, one more read: the second read sees the data at its new home, not the poisoned old one.");
 	igt_subtest("read-move-read")

@@ -49,6 +49,27 @@ static inline void vgem_p2p_knob_off(const char *path)
 	}
 }
 
+#define VGEM_P2P_QUOTA_PARAM "/sys/module/vgem_p2p/parameters/vram_quota_pages"
+
+/* vram_quota_pages: the VRAM one file's objects may hold; 0, no limit */
+static inline void vgem_p2p_set_vram_quota(uint64_t pages)
+{
+	char buf[32];
+	int fd = open(VGEM_P2P_QUOTA_PARAM, O_WRONLY);
+
+	igt_assert_f(fd >= 0, "%s: %s\n", VGEM_P2P_QUOTA_PARAM,
+		     strerror(errno));
+	snprintf(buf, sizeof(buf), "%" PRIu64, pages);
+	igt_assert_eq(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
+	close(fd);
+}
+
+/* An exit handler: no limit again when the test ends, however */
+static inline void vgem_p2p_restore_vram_quota(int sig)
+{
+	vgem_p2p_knob_off(VGEM_P2P_QUOTA_PARAM);
+}
+
 /* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */
 static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
 {

@@ -358,25 +358,6 @@ static void test_unprivileged_evicts(int fd)
 	free(h);
 }
 
-#define QUOTA_PARAM "/sys/module/vgem_p2p/parameters/vram_quota_pages"
-
-static void set_quota(uint64_t pages)
-{
-	char buf[32];
-	int fd = open(QUOTA_PARAM, O_WRONLY);
-
-	igt_assert_f(fd >= 0, "%s: %s\n", QUOTA_PARAM, strerror(errno));
-	snprintf(buf, sizeof(buf), "%" PRIu64, pages);
-	igt_assert_eq(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
-	close(fd);
-}
-
-/* Back to no limit when the test ends, however */
-static void restore_quota(int sig)
-{
-	vgem_p2p_knob_off(QUOTA_PARAM);
-}
-
 static uint32_t placement(int fd, uint32_t h)
 {
 	return vgem_p2p_info(fd, h).placement;
@@ -400,8 +381,8 @@ static void test_vram_quota(void)
 	uint64_t off = 0;
 	uint32_t *p;
 
-	igt_install_exit_handler(restore_quota);
-	set_quota(2 * chunk / 4096);
+	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
+	vgem_p2p_set_vram_quota(2 * chunk / 4096);
 
 	h1 = vgem_p2p_create(a, chunk, 0);
 	h2 = vgem_p2p_create(a, chunk, 0);
@@ -436,7 +417,7 @@ static void test_vram_quota(void)
 	igt_assert_eq_u32(p[0], 1);
 
 	/* no limit again: the next object fits */
-	set_quota(0);
+	vgem_p2p_set_vram_quota(0);
 	vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, 0);
 	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_VRAM);
 
