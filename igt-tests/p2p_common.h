@@ -57,15 +57,6 @@ static inline bool trace_field(const char *line, const char *key, char *val,
 	return true;
 }
 
-static inline void write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-
-	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
-	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
-	close(fd);
-}
-
 static inline void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -25,26 +25,6 @@ static uint32_t dumb_create(int fd, uint32_t w, uint32_t h, uint32_t bpp,
 	return c.handle;
 }
 
-static int fence_attach(int fd, uint32_t handle, uint32_t flags,
-			uint32_t *fence)
-{
-	struct drm_vgem_fence_attach a = { .handle = handle, .flags = flags };
-
-	if (drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
-		return -errno;
-	*fence = a.out_fence;
-	return 0;
-}
-
-static int fence_signal(int fd, uint32_t fence)
-{
-	struct drm_vgem_fence_signal s = { .fence = fence };
-
-	if (drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s))
-		return -errno;
-	return 0;
-}
-
 static void test_dumb_create(int fd)
 {
 	uint64_t size;
@@ -409,11 +389,11 @@ static void test_fence_basic(int fd)
 {
 	uint32_t h = vgem_p2p_create(fd, 4096, 0), f1, f2;
 
-	igt_assert_eq(fence_attach(fd, h, 0, &f1), 0);
-	igt_assert_eq(fence_attach(fd, h, 0, &f2), 0);	/* 2 readers */
-	igt_assert_eq(fence_attach(fd, h, VGEM_FENCE_WRITE, &f2), -EBUSY);
-	igt_assert_eq(fence_signal(fd, f1), 0);
-	igt_assert_eq(fence_signal(fd, f1), -ENOENT);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, h, 0, &f1), 0);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, h, 0, &f2), 0);	/* 2 readers */
+	igt_assert_eq(vgem_p2p_fence_attach(fd, h, VGEM_FENCE_WRITE, &f2), -EBUSY);
+	igt_assert_eq(vgem_p2p_fence_signal(fd, f1), 0);
+	igt_assert_eq(vgem_p2p_fence_signal(fd, f1), -ENOENT);
 	gem_close(fd, h);
 }
 

@@ -22,6 +22,15 @@
 
 #define MiB (1ull << 20)
 
+static inline void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	igt_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+}
+
 /* @path: the debugfs file @file of the vgem_p2p device @vfd is open on */
 static inline void vgem_p2p_debugfs_path(int vfd, const char *file,
 					 char *path, size_t len)
@@ -55,19 +64,35 @@ static inline void vgem_p2p_knob_off(const char *path)
 static inline void vgem_p2p_set_vram_quota(uint64_t pages)
 {
 	char buf[32];
-	int fd = open(VGEM_P2P_QUOTA_PARAM, O_WRONLY);
 
-	igt_assert_f(fd >= 0, "%s: %s\n", VGEM_P2P_QUOTA_PARAM,
-		     strerror(errno));
 	snprintf(buf, sizeof(buf), "%" PRIu64, pages);
-	igt_assert_eq(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
-	close(fd);
+	write_file(VGEM_P2P_QUOTA_PARAM, buf);
 }
 
 /* An exit handler: no limit again when the test ends, however */
 static inline void vgem_p2p_restore_vram_quota(int sig)
 {
 	vgem_p2p_knob_off(VGEM_P2P_QUOTA_PARAM);
+}
+
+/* vgem's DRM_IOCTL_VGEM_FENCE_ATTACH: 0 and *@fence, or -errno */
+static inline int vgem_p2p_fence_attach(int fd, uint32_t handle,
+					uint32_t flags, uint32_t *fence)
+{
+	struct drm_vgem_fence_attach a = { .handle = handle, .flags = flags };
+
+	if (drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+		return -errno;
+	*fence = a.out_fence;
+	return 0;
+}
+
+/* 0 if the fence was pending, -ETIMEDOUT if it had signalled already */
+static inline int vgem_p2p_fence_signal(int fd, uint32_t fence)
+{
+	struct drm_vgem_fence_signal s = { .fence = fence };
+
+	return drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s) ? -errno : 0;
 }
 
 /* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */

@@ -48,25 +48,6 @@ static uint64_t meminfo(const char *field)
 	return kb * 1024;
 }
 
-static uint32_t fence_attach(int fd, uint32_t handle)
-{
-	struct drm_vgem_fence_attach a = {
-		.handle = handle,
-		.flags = VGEM_FENCE_WRITE,
-	};
-
-	do_ioctl(fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a);
-	return a.out_fence;
-}
-
-/* 0 if the fence was pending, -ETIMEDOUT if it had signalled already */
-static int fence_signal(int fd, uint32_t fence)
-{
-	struct drm_vgem_fence_signal s = { .fence = fence };
-
-	return drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s) ? -errno : 0;
-}
-
 /*
  * An importer's fence keeps what it mapped valid until it signals: a
  * move of the object waits for it. Nothing signals this fence but vgem's
@@ -75,15 +56,16 @@ static int fence_signal(int fd, uint32_t fence)
  */
 static void test_fence_waits_move(int fd)
 {
-	uint32_t h = vgem_p2p_create(fd, MiB, 0), fence;
+	uint32_t h = vgem_p2p_create(fd, MiB, 0), fence = 0;
 	uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
 	uint64_t moves = vgem_p2p_info(fd, h).moves;
 
 	fill_pattern(p, MiB, 70);
-	fence = fence_attach(fd, h);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, h, VGEM_FENCE_WRITE, &fence),
+		      0);
 	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
 			  ~0ull);
-	igt_assert_eq(fence_signal(fd, fence), -ETIMEDOUT);
+	igt_assert_eq(vgem_p2p_fence_signal(fd, fence), -ETIMEDOUT);
 	igt_assert_eq_u64(vgem_p2p_info(fd, h).moves, moves + 1);
 	igt_assert(check_pattern(p, MiB, 70));
 	munmap(p, MiB);
@@ -101,7 +83,7 @@ static void test_fence_skips_eviction(int fd)
 	uint32_t a = vgem_p2p_create(fd, half, 0);
 	uint32_t c = vgem_p2p_create(fd, half, 0);
 	struct drm_vgem_p2p_obj_info ia = vgem_p2p_info(fd, a), ia1;
-	uint32_t b, fence;
+	uint32_t b, fence = 0;
 	uint32_t *p;
 
 	igt_assert_eq_u32(ia.placement, VGEM_P2P_PLACEMENT_VRAM);
@@ -109,7 +91,8 @@ static void test_fence_skips_eviction(int fd)
 			  VGEM_P2P_PLACEMENT_VRAM);
 	p = vgem_p2p_mmap(fd, a, half, PROT_READ | PROT_WRITE);
 	fill_sparse(p, half, 71);
-	fence = fence_attach(fd, a);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, a, VGEM_FENCE_WRITE, &fence),
+		      0);
 
 	b = vgem_p2p_create(fd, half, 0);
 	ia1 = vgem_p2p_info(fd, a);
@@ -121,7 +104,7 @@ static void test_fence_skips_eviction(int fd)
 	igt_assert_eq_u32(vgem_p2p_info(fd, b).placement,
 			  VGEM_P2P_PLACEMENT_VRAM);
 	/* pending all along: the creation ran while the object was busy */
-	igt_assert_eq(fence_signal(fd, fence), 0);
+	igt_assert_eq(vgem_p2p_fence_signal(fd, fence), 0);
 	igt_assert(check_sparse(p, half, 71));
 	munmap(p, half);
 	gem_close(fd, b);

@@ -167,15 +167,6 @@ static int read_held(void)
 	return atoi(buf);
 }
 
-static void set_hold(int on)
-{
-	int fd = open(clear_hold, O_WRONLY);
-
-	igt_assert(fd >= 0);
-	igt_assert_eq(write(fd, on ? "1" : "0", 1), 1);
-	close(fd);
-}
-
 static void release_hold(int sig)
 {
 	vgem_p2p_knob_off(clear_hold);
@@ -250,7 +241,7 @@ static void test_clear_unlocked(int fd)
 			      sizeof(clear_held));
 	c = (struct held_create){ .fd = fd, .size = 8 * MiB };
 	igt_install_exit_handler(release_hold);
-	set_hold(1);
+	write_file(clear_hold, "1");
 	igt_assert_eq(pthread_create(&t, NULL, held_create, &c), 0);
 	for (i = 0; read_held() != 1; i++) {
 		igt_assert_f(i < 3000, "the creation never reached its clear\n");
@@ -272,7 +263,7 @@ static void test_clear_unlocked(int fd)
 	pthread_mutex_unlock(&w.lock);
 	igt_assert_eq(pthread_join(wt, NULL), 0);
 
-	set_hold(0);
+	write_file(clear_hold, "0");
 	igt_assert_eq(pthread_join(t, NULL), 0);
 	igt_assert_eq(c.ret, 0);
 	igt_assert_eq_u32(vgem_p2p_info(fd, c.handle).placement,
