@@ -517,8 +517,14 @@ igt_main
 		test_unprivileged_evicts(fd);
 
 	igt_describe("vram_quota_pages bounds the VRAM of the objects one file created: a creation past it gets EDQUOT, a dumb buffer starts in system memory, MOVE_VRAM gets EDQUOT and a CPU fault leaves an evicted object in system memory; leaving VRAM gives quota back, and another file has its own.");
-	igt_subtest("vram-quota")
-		test_vram_quota();
+	igt_subtest_group {
+		igt_subtest("vram-quota")
+			test_vram_quota();
+
+		/* failed or not, the subtests after it run with no quota */
+		igt_fixture
+			vgem_p2p_set_vram_quota(0);
+	}
 
 	igt_describe("An object created in system memory moves to VRAM and back with its bytes, and does not come back to VRAM on its own.");
 	igt_subtest("move-system-object")
