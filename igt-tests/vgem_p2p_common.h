@@ -8,6 +8,9 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +59,32 @@ static inline void vgem_p2p_knob_off(const char *path)
 		(void)n;
 		close(fd);
 	}
+}
+
+static sigjmp_buf vgem_p2p_sigbus_jmp;
+
+static inline void vgem_p2p_sigbus_handler(int sig)
+{
+	siglongjmp(vgem_p2p_sigbus_jmp, 1);
+}
+
+/* Returns true if reading *p raised SIGBUS */
+static inline bool touch_sigbus(volatile uint32_t *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = vgem_p2p_sigbus_handler }, old;
+	bool bus = false;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(vgem_p2p_sigbus_jmp, 1) == 0) {
+		if (write)
+			*p = 1;
+		else
+			(void)*p;
+	} else {
+		bus = true;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
 }
 
 #define VGEM_P2P_QUOTA_PARAM "/sys/module/vgem_p2p/parameters/vram_quota_pages"

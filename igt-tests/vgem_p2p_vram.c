@@ -13,32 +13,6 @@
 
 IGT_TEST_DESCRIPTION("vgem_p2p VRAM objects");
 
-static sigjmp_buf sigbus_jmp;
-
-static void sigbus_handler(int sig)
-{
-	siglongjmp(sigbus_jmp, 1);
-}
-
-/* Returns true if reading *p raised SIGBUS */
-static bool touch_sigbus(volatile uint32_t *p, bool write)
-{
-	struct sigaction sa = { .sa_handler = sigbus_handler }, old;
-	bool bus = false;
-
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(sigbus_jmp, 1) == 0) {
-		if (write)
-			*p = 1;
-		else
-			(void)*p;
-	} else {
-		bus = true;
-	}
-	sigaction(SIGBUS, &old, NULL);
-	return bus;
-}
-
 static void test_placement(int fd)
 {
 	uint32_t v = vgem_p2p_create(fd, 1 << 20, 0);

@@ -394,7 +394,7 @@ static int open_devices(struct bench *b)
 
 	b->efd = vp2p_exporter_open(0);
 	if (b->efd < 0)
-		return bench_fail(b->efd, "vgem_p2p device (load vgem_p2p.ko: insmod $VP2P_MODULES/vgem-p2p/exporter/vgem_p2p.ko)");
+		return bench_fail(b->efd, "vgem_p2p device (load vgem_p2p.ko: modprobe drm_ttm_helper && insmod $VP2P_MODULES/vgem-p2p/exporter/vgem_p2p.ko)");
 	b->ifd = vp2p_importer_open(0);
 	if (b->ifd < 0)
 		return bench_fail(b->ifd, "/dev/edu_nic0 (modprobe ib_uverbs && insmod $VP2P_MODULES/vgem-p2p/importer/edu_nic.ko dma_bits=64)");

@@ -16,9 +16,13 @@ static void load_command(const char *module, char *buf, size_t len)
 {
 	const char *dir = getenv("VP2P_MODULES");
 
-	/* edu_nic's registrations are RDMA umems: ib_uverbs holds them */
+	/*
+	 * edu_nic's registrations are RDMA umems: ib_uverbs holds them.
+	 * vgem_p2p is a TTM driver.
+	 */
 	snprintf(buf, len, "%sinsmod %s/vgem-p2p/%s/%s.ko%s",
-		 strcmp(module, "edu_nic") ? "" : "modprobe ib_uverbs && ",
+		 strcmp(module, "edu_nic") ? "modprobe drm_ttm_helper && " :
+					      "modprobe ib_uverbs && ",
 		 dir && *dir ? dir : "build/modules",
 		 strcmp(module, "edu_nic") ? "exporter" : "importer", module,
 		 strcmp(module, "edu_nic") ? "" : " dma_bits=64");

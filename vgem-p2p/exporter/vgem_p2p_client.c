@@ -36,7 +36,7 @@ static void vgem_p2p_client_release(struct kref *ref)
 	struct vgem_p2p_client *client =
 		container_of(ref, struct vgem_p2p_client, ref);
 
-	WARN_ON(client->vram_pages);
+	WARN_ON(atomic_long_read(&client->vram_pages));
 	kfree(client);
 }
 
@@ -45,39 +45,43 @@ void vgem_p2p_client_put(struct vgem_p2p_client *client)
 	kref_put(&client->ref, vgem_p2p_client_release);
 }
 
+/* Would the object's client stay within its quota with the object in VRAM? */
+bool vgem_p2p_quota_allows(struct vgem_p2p_object *bo)
+{
+	unsigned long quota = READ_ONCE(vram_quota_pages);
+
+	return !quota ||
+	       atomic_long_read(&bo->owner->vram_pages) + vgem_p2p_npages(bo) <=
+	       quota;
+}
+
 /**
  * vgem_p2p_vram_charge - charge an object's VRAM to the client that made it
- * @bo: an object about to be placed in VRAM, not in VRAM now
+ * @bo: an object moving into VRAM from system memory
  *
- * Called with the device lock held, before the VRAM is allocated: the
- * charge is the right to allocate, so that allocations of one client
- * that drop the device lock to evict cannot all pass the quota together.
+ * Called from the move, with the VRAM allocated: where mainline's dmem
+ * controller charges in ttm_resource_alloc(), this driver charges on the
+ * way in, from its move callback, which sees where the object comes
+ * from. vgem_p2p_place() asks vgem_p2p_quota_allows() first, so that an
+ * object over quota evicts nobody.
  *
  * Return: 0, or -EDQUOT if the client's objects hold their quota.
  */
 int vgem_p2p_vram_charge(struct vgem_p2p_object *bo)
 {
-	struct vgem_p2p_client *client = bo->owner;
 	unsigned long quota = READ_ONCE(vram_quota_pages);
 	unsigned long npages = vgem_p2p_npages(bo);
+	atomic_long_t *used = &bo->owner->vram_pages;
 
-	lockdep_assert_held(&obj_to_vdev(bo)->lock);
-
-	if (quota && (npages > quota || client->vram_pages > quota - npages))
+	if (atomic_long_add_return(npages, used) > quota && quota) {
+		atomic_long_sub(npages, used);
 		return -EDQUOT;
-	client->vram_pages += npages;
+	}
 	return 0;
 }
 
-/**
- * vgem_p2p_vram_uncharge - the object left VRAM, or never got there
- * @bo: the object, charged
- *
- * Called with the device lock held.
- */
+/* The object left VRAM, or never got there */
 void vgem_p2p_vram_uncharge(struct vgem_p2p_object *bo)
 {
-	lockdep_assert_held(&obj_to_vdev(bo)->lock);
-
-	bo->owner->vram_pages -= vgem_p2p_npages(bo);
+	atomic_long_sub(vgem_p2p_npages(bo), &bo->owner->vram_pages);
 }

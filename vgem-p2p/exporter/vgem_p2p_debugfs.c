@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs, in /sys/kernel/debug/dri/N/:
- *   vram_map  the VRAM allocator: objects and holes
+ *   vram_map  the VRAM manager: objects and holes, in bytes
  *   objects   every object: placement, flags, importer mappings
  *   counters  the device counters (as DRM_IOCTL_VGEM_P2P_STATS)
  *   hold_after_lookup, held_after_lookup
@@ -20,17 +20,35 @@
 
 #include "vgem_p2p_drv.h"
 
+static void vgem_p2p_vram_range(struct seq_file *m, u64 start, u64 end,
+				const char *what)
+{
+	start <<= PAGE_SHIFT;
+	end <<= PAGE_SHIFT;
+	if (end > start)
+		seq_printf(m, "0x%016llx-0x%016llx: %llu: %s\n", start, end,
+			   end - start, what);
+}
+
+/* drm_mm_print()'s lines, in bytes: the manager counts pages */
 static int vgem_p2p_vram_map_show(struct seq_file *m, void *data)
 {
 	struct drm_info_node *node = m->private;
 	struct vgem_p2p_device *vdev = to_vgem_p2p(node->minor->dev);
-	struct drm_printer p = drm_seq_file_printer(m);
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	u64 used = vgem_p2p_vram_used(vdev), prev = 0;
+	struct drm_mm_node *n;
 
-	mutex_lock(&vdev->lock);
-	seq_printf(m, "vram: %pa bytes at bus %pad, %pa used\n",
-		   &vdev->vram_size, &vdev->bar_bus, &vdev->vram_used);
-	drm_mm_print(&vdev->mm, &p);
-	mutex_unlock(&vdev->lock);
+	seq_printf(m, "vram: %pa bytes at bus %pad, 0x%016llx used\n",
+		   &vdev->vram_size, &vdev->bar_bus, used);
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_node(n, &mgr->mm) {
+		vgem_p2p_vram_range(m, prev, n->start, "free");
+		vgem_p2p_vram_range(m, n->start, n->start + n->size, "used");
+		prev = n->start + n->size;
+	}
+	vgem_p2p_vram_range(m, prev, mgr->manager.size, "free");
+	spin_unlock(&mgr->lock);
 	return 0;
 }
 
@@ -56,17 +74,23 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 	struct vgem_p2p_object *bo;
 	struct vgem_p2p_lease *lease;
 
-	mutex_lock(&vdev->lock);
+	mutex_lock(&vdev->objects_lock);
 	list_for_each_entry(bo, &vdev->objects, link) {
-		if (bo->in_vram)
+		if (READ_ONCE(bo->in_vram))
 			seq_printf(m, "%p size %zu vram 0x%llx", bo,
-				   bo->base.size, bo->node.start);
+				   bo->tbo.base.size, READ_ONCE(bo->vram_offset));
 		else
-			seq_printf(m, "%p size %zu system", bo, bo->base.size);
-		seq_printf(m, " flags 0x%x moves %llu pins %u reason %s%s",
-			   bo->flags, bo->moves, bo->pin_count,
-			   vgem_p2p_reason_names[vgem_p2p_placement_reason(bo)],
-			   bo->moving ? " moving" : "");
+			seq_printf(m, "%p size %zu system", bo,
+				   bo->tbo.base.size);
+		/* a held dma_resv: moving, or in use by a fault or importer */
+		if (dma_resv_trylock(bo->tbo.base.resv)) {
+			seq_printf(m, " flags 0x%x moves %llu pins %u reason %s",
+				   bo->flags, bo->moves, bo->tbo.pin_count,
+				   vgem_p2p_reason_names[vgem_p2p_placement_reason(bo)]);
+			dma_resv_unlock(bo->tbo.base.resv);
+		} else {
+			seq_printf(m, " flags 0x%x busy", bo->flags);
+		}
 		seq_printf(m, " dmabuf attachments %d move_notifies %lld\n",
 			   atomic_read(&bo->nr_attachments),
 			   atomic64_read(&bo->move_notifies));
@@ -79,7 +103,7 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 				   lease->dir == DMA_TO_DEVICE ? "ro" : "rw");
 		spin_unlock(&bo->maps_lock);
 	}
-	mutex_unlock(&vdev->lock);
+	mutex_unlock(&vdev->objects_lock);
 	return 0;
 }
 

@@ -11,12 +11,12 @@
  * sg_table of its BAR range: bus addresses, or IOVAs from
  * dma_map_resource() when an IOMMU translates the importer. Otherwise the
  * object moves to system memory and its pages are mapped. Nothing is
- * pinned: every move calls dma_buf_move_notify() (vgem_p2p_invalidate())
+ * pinned: every move calls dma_buf_move_notify() (vgem_p2p_bo_move())
  * and the importer maps again, under the dma_resv, after it.
  *
  * A non-dynamic importer gets vgem's behaviour: dma-buf pins the object
- * (.pin moves it to system memory, where nothing moves it) and maps its
- * pages once, at attach.
+ * (.pin moves it to system memory and ttm_bo_pin()s it there) and maps
+ * its pages once, at attach.
  *
  * Object flags: NO_P2P serves every importer from system memory.
  * READ_ONLY refuses a mapping the device could write through (any
@@ -51,6 +51,34 @@ struct vgem_p2p_dmabuf_sgt {
 static struct vgem_p2p_object *dmabuf_to_bo(struct dma_buf *dmabuf)
 {
 	return to_vgem_p2p_obj(dmabuf->priv);
+}
+
+/**
+ * vgem_p2p_dmabuf_move_notify - tell dynamic importers the object moves
+ * @bo: the object, whose dma_resv the caller holds
+ *
+ * From the move callback, as amdgpu_bo_move_notify() does: importers
+ * drop their mappings and map again after the move.
+ */
+void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo)
+{
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (!bo->dmabuf)
+		return;
+	trace_vgem_p2p_move_notify(bo, atomic_read(&bo->nr_attachments));
+	dma_buf_move_notify(bo->dmabuf);
+	atomic64_inc(&bo->move_notifies);
+	atomic64_inc(&obj_to_vdev(bo)->stats.move_notifies);
+}
+
+/* In system memory with every page, as a map of its pages needs */
+static int vgem_p2p_dmabuf_to_system(struct vgem_p2p_object *bo)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	int ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
+
+	return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
 }
 
 static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
@@ -96,31 +124,21 @@ static void vgem_p2p_dmabuf_detach(struct dma_buf *dmabuf,
 static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 {
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
-	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	bool was_in_vram = vgem_p2p_resident_vram(bo);
 	int ret;
 
-	dma_resv_assert_held(bo->base.resv);
-
-	mutex_lock(&vdev->lock);
-	if (bo->in_vram && !vgem_p2p_move_to_system(bo))
+	ret = vgem_p2p_dmabuf_to_system(bo);
+	if (ret)
+		return ret;
+	if (was_in_vram)
 		bo->reason = VGEM_P2P_REASON_PINNED;
-	/* every page, or -ENODEV when lost with its device */
-	ret = vgem_p2p_move_to_system(bo);
-	if (!ret)
-		bo->pin_count++;
-	mutex_unlock(&vdev->lock);
-	return ret;
+	ttm_bo_pin(&bo->tbo);
+	return 0;
 }
 
 static void vgem_p2p_dmabuf_unpin(struct dma_buf_attachment *attach)
 {
-	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
-	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-
-	mutex_lock(&vdev->lock);
-	if (!WARN_ON(!bo->pin_count))
-		bo->pin_count--;
-	mutex_unlock(&vdev->lock);
+	ttm_bo_unpin(&dmabuf_to_bo(attach->dmabuf)->tbo);
 }
 
 /*
@@ -148,14 +166,15 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 	u64 off = 0;
 	int ret, i;
 
-	lockdep_assert_held(&vdev->lock);
+	dma_resv_assert_held(bo->tbo.base.resv);
 
-	s->size = bo->base.size;
+	s->size = bo->tbo.base.size;
 	ret = sg_alloc_table(&s->sgt, DIV_ROUND_UP_ULL(s->size, seg),
 			     GFP_KERNEL);
 	if (ret)
 		return ret;
-	ret = vgem_p2p_export_bar(vdev, dev, &s->kind, bo->node.start, s->size,
+	ret = vgem_p2p_export_bar(vdev, dev, &s->kind,
+				  (u64)bo->tbo.resource->start << PAGE_SHIFT, s->size,
 				  dir, &addr);
 	if (ret) {
 		sg_free_table(&s->sgt);
@@ -187,7 +206,6 @@ static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
 			break;
 		dma_unmap_page_attrs(dev, sg_dma_address(sg), PAGE_SIZE, dir,
 				     DMA_ATTR_SKIP_CPU_SYNC);
-		put_page(sg_page(sg));
 	}
 }
 
@@ -213,21 +231,18 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 	unsigned int i;
 	int ret;
 
-	lockdep_assert_held(&vdev->lock);
-
-	/* every page, or -ENODEV when lost with its device */
-	ret = vgem_p2p_move_to_system(bo);
+	ret = vgem_p2p_dmabuf_to_system(bo);
 	if (ret)
 		return ret;
 
 	s->kind = VGEM_P2P_MAP_SYSTEM;
-	s->size = bo->base.size;
+	s->size = bo->tbo.base.size;
 	ret = sg_alloc_table(&s->sgt, vgem_p2p_npages(bo), GFP_KERNEL);
 	if (ret)
 		return ret;
 	for_each_sgtable_sg(&s->sgt, sg, i) {
-		/* all got by vgem_p2p_move_to_system(), under the dma_resv */
-		struct page *page = xa_load(&bo->pages, i);
+		/* the move waits for the importer's fences before it frees them */
+		struct page *page = bo->tbo.ttm->pages[i];
 		dma_addr_t addr;
 
 		addr = dma_map_page_attrs(dev, page, 0, PAGE_SIZE, dir,
@@ -239,8 +254,6 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 		sg_set_page(sg, page, PAGE_SIZE, 0);
 		sg_dma_address(sg) = addr;
 		sg_dma_len(sg) = PAGE_SIZE;
-		/* An importer may still use them after a move freed ours */
-		get_page(page);
 	}
 	atomic_inc(&bo->dmabuf_system_maps);
 	atomic64_inc(&vdev->stats.dmabuf_maps_system);
@@ -263,7 +276,7 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 	int ret, idx;
 
 	/* Dynamic importers call us with it, dma-buf for the others */
-	dma_resv_assert_held(bo->base.resv);
+	dma_resv_assert_held(bo->tbo.base.resv);
 
 	if (dir != DMA_TO_DEVICE && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
@@ -276,21 +289,14 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 	if (p2p && !drm_dev_enter(&vdev->drm, &idx))
 		p2p = false;
 
-	mutex_lock(&vdev->lock);
-	/*
-	 * Evicted, and p2p would work: come back, if there is room, unless
-	 * an importer that cannot reach the BAR holds it in system memory
-	 * (vgem_p2p_held_in_system(): it would push it out again).
-	 */
-	if (p2p && !bo->in_vram && !bo->pin_count &&
-	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) &&
-	    !vgem_p2p_held_in_system(bo) &&
-	    !vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
+	/* Evicted, and p2p would work: come back, if there is room */
+	if (p2p && vgem_p2p_may_return(bo) &&
+	    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
 		bo->reason = VGEM_P2P_REASON_RETURNED;
-	if (p2p && bo->in_vram) {
+	if (p2p && vgem_p2p_resident_vram(bo)) {
 		ret = vgem_p2p_dmabuf_map_vram(bo, attach->dev, dir, s);
 	} else {
-		bool was_in_vram = bo->in_vram;
+		bool was_in_vram = vgem_p2p_resident_vram(bo);
 
 		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir, s);
 		if (!ret && was_in_vram)
@@ -298,7 +304,6 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 				     VGEM_P2P_REASON_EVICTED :
 				     VGEM_P2P_REASON_NO_P2P_IMPORTER;
 	}
-	mutex_unlock(&vdev->lock);
 
 	if (p2p)
 		drm_dev_exit(idx);
@@ -340,10 +345,10 @@ static void vgem_p2p_dmabuf_release(struct dma_buf *dmabuf)
 	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
 
 	/* No attachment is left: no more move_notify for this one */
-	dma_resv_lock(bo->base.resv, NULL);
+	dma_resv_lock(bo->tbo.base.resv, NULL);
 	if (bo->dmabuf == dmabuf)
 		bo->dmabuf = NULL;
-	dma_resv_unlock(bo->base.resv);
+	dma_resv_unlock(bo->tbo.base.resv);
 
 	/* drops the dma-buf's references on the object and the device */
 	drm_gem_dmabuf_release(dmabuf);

@@ -4,12 +4,13 @@
  *
  * A DRM driver derived from vgem (dumb buffers, mmap, PRIME, vgem fences)
  * that binds to QEMU's ivshmem-plain PCI device and uses its memory BAR as
- * VRAM. It is the example exporter of device peer-to-peer through a vma:
- * see vgem_p2p_export.c for the policy and vgem_p2p_move.c for moves. One
- * DRM device per bound PCI device.
+ * VRAM. It is a TTM driver with device-private pages beside TTM, and the
+ * example exporter of device peer-to-peer through a vma: see
+ * vgem_p2p_ttm.c for placements and moves, vgem_p2p_export.c for the
+ * policy. One DRM device per bound PCI device.
  *
- * BAR layout: [0, 3/4) VRAM for GEM objects (drm_mm), [3/4, 1) device-
- * private memory (vgem_p2p_devmem.c).
+ * BAR layout: [0, 3/4) VRAM for GEM objects (TTM_PL_VRAM), [3/4, 1)
+ * device-private memory (vgem_p2p_devmem.c).
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -18,6 +19,7 @@
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
@@ -105,10 +107,8 @@ static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
 	args->dmabuf_unmaps = atomic64_read(&c->dmabuf_unmaps);
 	args->move_notifies = atomic64_read(&c->move_notifies);
 
-	mutex_lock(&vdev->lock);
 	args->vram_size = vdev->vram_size;
-	args->vram_used = vdev->vram_used;
-	mutex_unlock(&vdev->lock);
+	args->vram_used = vgem_p2p_vram_used(vdev);
 
 	args->devmem_size = vdev->devmem.size;
 	spin_lock_irqsave(&vdev->devmem.lock, flags);
@@ -160,7 +160,7 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 			vram += obj->size;
 		} else {
 			system += obj->size;
-			/* pages are got on use: see vgem_p2p_page_get() */
+			/* its ttm_tt is populated on first use */
 			resident += (u64)READ_ONCE(bo->nr_pages) << PAGE_SHIFT;
 		}
 	}
@@ -196,6 +196,7 @@ static const struct drm_driver vgem_p2p_driver = {
 	.num_ioctls = ARRAY_SIZE(vgem_p2p_ioctls),
 	.fops = &vgem_p2p_fops,
 	.dumb_create = vgem_p2p_dumb_create,
+	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = vgem_p2p_gem_prime_import,
@@ -210,9 +211,13 @@ static const struct drm_driver vgem_p2p_driver = {
 	.minor = DRIVER_MINOR,
 };
 
-static void vgem_p2p_release_vram(struct drm_device *drm, void *data)
+/* The last object is gone: its reference kept the device */
+static void vgem_p2p_release_ttm(struct drm_device *drm, void *data)
 {
-	vgem_p2p_vram_fini(to_vgem_p2p(drm));
+	struct vgem_p2p_device *vdev = to_vgem_p2p(drm);
+
+	vgem_p2p_vram_mgr_fini(vdev);
+	ttm_device_fini(&vdev->bdev);
 }
 
 static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -230,7 +235,7 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_waitqueue_head(&vdev->hold_after_lookup.wq);
 	init_waitqueue_head(&vdev->hold_in_clear.wq);
 	spin_lock_init(&vdev->devmem.lock);
-	ret = drmm_mutex_init(&vdev->drm, &vdev->lock);
+	ret = drmm_mutex_init(&vdev->drm, &vdev->objects_lock);
 	if (ret)
 		return ret;
 
@@ -260,10 +265,13 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);
 	vdev->vram_size = vdev->bar_size - devmem_size;
-	ret = vgem_p2p_vram_init(vdev);
+	ret = ttm_device_init(&vdev->bdev, &vgem_p2p_ttm_funcs, &pdev->dev,
+			      vdev->drm.anon_inode->i_mapping,
+			      vdev->drm.vma_offset_manager, false, false);
 	if (ret)
 		return ret;
-	ret = drmm_add_action_or_reset(&vdev->drm, vgem_p2p_release_vram, NULL);
+	vgem_p2p_vram_mgr_init(vdev);
+	ret = drmm_add_action_or_reset(&vdev->drm, vgem_p2p_release_ttm, NULL);
 	if (ret)
 		return ret;
 
@@ -286,6 +294,25 @@ err_devmem_fini:
 	return ret;
 }
 
+/*
+ * TTM gives up on a VRAM object whose dma_resv is held (a fault, a
+ * lookup, a move of its own): wait for it, as unplug must empty VRAM.
+ * Then VRAM is closed: nothing is placed there, and what could not be
+ * evicted for lack of memory is lost (vgem_p2p_bo_move()).
+ */
+static void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
+{
+	struct ttm_resource_manager *man = &vdev->vram.manager;
+	int ret;
+
+	while ((ret = ttm_resource_manager_evict_all(&vdev->bdev, man)) ==
+	       -EBUSY)
+		schedule_timeout_uninterruptible(1);
+	if (ret)
+		drm_warn(&vdev->drm, "objects lost with the device: %d\n", ret);
+	ttm_resource_manager_set_used(man, false);
+}
+
 static void vgem_p2p_remove(struct pci_dev *pdev)
 {
 	struct vgem_p2p_device *vdev = pci_get_drvdata(pdev);
@@ -296,8 +323,10 @@ static void vgem_p2p_remove(struct pci_dev *pdev)
 	vgem_p2p_free_wq_flush();
 	/*
 	 * Objects can outlive the device (open files, importer mappings):
-	 * move their contents out of the BAR, which goes away with us.
-	 * That invalidates every CPU and importer mapping of VRAM.
+	 * move their contents out of the BAR, which goes away with us, as
+	 * drivers evict VRAM on suspend. That invalidates every CPU and
+	 * importer mapping of VRAM. One that cannot move for lack of memory
+	 * loses its contents: its faults get SIGBUS, its lookups -ENODEV.
 	 */
 	vgem_p2p_evict_all(vdev);
 	vgem_p2p_devmem_fini(vdev);

@@ -1,47 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vgem-p2p: vgem with VRAM. Shared definitions of the driver's files.
+ * vgem-p2p: vgem with VRAM, as a TTM driver. Shared definitions of the
+ * driver's files.
  *
  * Locking, outermost first:
  *
  *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_lookup)
- *     dma_resv of an object (reservation_ww_class)
- *       vgem_p2p_device.lock           VRAM allocator, list of objects
- *         i_mmap_rwsem, mmu notifiers  (unmap_mapping_range() in moves)
- *           vgem_p2p_object.maps_lock  importer leases (p2p_release)
+ *     dma_resv of an object (reservation_ww_class): its placement
+ *       TTM's lru_lock, the VRAM manager's lock    (inside TTM)
+ *       i_mmap_rwsem, mmu notifiers   (ttm_bo_unmap_virtual() in moves)
+ *         vgem_p2p_object.maps_lock   importer leases (p2p_release)
  *
- * An object's placement belongs to its dma_resv: it changes only with
- * the dma_resv held, and whoever uses it to reach the memory (a CPU
- * fault, p2p_lookup, map_dma_buf, pin) holds the dma_resv, as TTM's
- * ttm_bo_vm_reserve() and move paths do. The device lock guards the
- * allocator, and is held too where a placement is switched, so that
- * debugfs and OBJ_INFO, which hold only the device lock, read a
- * consistent placement. The copy of a move runs with only the moving
- * object's dma_resv held (vgem_p2p_move.c): other objects are mapped,
- * faulted and moved meanwhile. Functions that move an object are called
- * with the device lock held and drop it around the copy; a caller must
- * not rely on what the device lock guards across such a call.
+ * An object's placement belongs to its dma_resv, as every TTM BO's does:
+ * TTM moves it (ttm_bo_validate(), eviction) with the dma_resv held, and
+ * whoever uses the placement to reach the memory (a CPU fault,
+ * p2p_lookup, map_dma_buf, pin) holds it too. There is no device-wide
+ * lock across a move: the moving object stalls only itself. Eviction
+ * and compaction for another object only try-lock the objects they
+ * would move, as TTM's eviction does (ttm_mem_evict_first()).
  *
- * The dma_resv comes first because dma-buf calls us with it held (pin,
- * map_dma_buf) and because dma_buf_move_notify() must be called with it:
- * the object being moved on request (move ioctl, p2p_lookup, pin,
- * map_dma_buf, CPU fault) is locked by the caller before the device
- * lock. Other objects that eviction and compaction would move are found
- * under the device lock, so, as TTM's eviction does, their dma_resv is
- * only try-locked there, and a reference taken; an object whose dma_resv
- * is busy (an importer DMAing from it, its own move, its creation's
- * clear) or that has unsignalled fences is skipped as if pinned. A move
- * waits for the fences of the object it moves, without the device lock.
- *
- * Importers' move_notify callbacks run inside our moves with the dma_resv
- * and the device lock held, and call back into dma_buf_unmap_attachment():
- * so unmap_dma_buf takes no lock of ours.
- *
- * p2p_release() is called by importers from their mmu notifier callbacks,
- * i.e. from inside our own invalidations, which run with the device lock
- * held: so it takes only maps_lock, which is never held across an
- * invalidation. Nothing may copy to or from user space under the device
- * lock or a dma_resv, as a user fault would take mmap_lock inside them.
+ * Importers' move_notify callbacks run inside our moves with the
+ * dma_resv held, and call back into dma_buf_unmap_attachment(): so
+ * unmap_dma_buf takes no lock of ours. p2p_release() is called by
+ * importers from their mmu notifier callbacks, inside
+ * ttm_bo_unmap_virtual() of our moves: so it takes only maps_lock, which
+ * is never held across an invalidation. Nothing may copy to or from user
+ * space under a dma_resv, as a user fault would take mmap_lock inside it.
  */
 #ifndef _VGEM_P2P_DRV_H_
 #define _VGEM_P2P_DRV_H_
@@ -59,11 +43,15 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_mm.h>
+#include <drm/ttm/ttm_bo_api.h>
+#include <drm/ttm/ttm_bo_driver.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
 
 #include "vgem_p2p_drm.h"
 
@@ -96,7 +84,7 @@ struct vgem_p2p_devmem_charge {
  */
 struct vgem_p2p_client {
 	struct kref ref;
-	unsigned long vram_pages;	/* under the device lock */
+	atomic_long_t vram_pages;
 };
 
 struct vgem_p2p_file {
@@ -166,8 +154,20 @@ struct vgem_p2p_hold {
 	wait_queue_head_t wq;
 };
 
+/*
+ * The VRAM manager: a TTM resource manager over [0, vram_size) of the
+ * BAR, on drm_mm as ttm_range_manager is, that fills what it frees with
+ * VGEM_P2P_POISON_BYTE (vgem_p2p_vram_mgr.c).
+ */
+struct vgem_p2p_vram_mgr {
+	struct ttm_resource_manager manager;
+	spinlock_t lock;		/* protects mm */
+	struct drm_mm mm;		/* in pages */
+};
+
 struct vgem_p2p_device {
 	struct drm_device drm;
+	struct ttm_device bdev;
 	struct pci_dev *pdev;
 
 	/* The whole BAR: [0, vram_size) for objects, then devmem */
@@ -178,17 +178,9 @@ struct vgem_p2p_device {
 	/* the BAR's, for pci_p2pdma_*(); NULL: no importer gets the BAR */
 	struct p2pdma_provider *provider;
 	resource_size_t vram_size;
+	struct vgem_p2p_vram_mgr vram;
 
-	/*
-	 * @lock protects the VRAM allocator @mm (whose nodes are coloured
-	 * with enum vgem_p2p_node_color), @vram_used, the list of objects
-	 * @objects, each object's pin_count, reason and moving, and the
-	 * switch of a placement (see the top of this file). It is not held
-	 * while a move copies: placements belong to the objects' dma_resv.
-	 */
-	struct mutex lock;
-	struct drm_mm mm;
-	resource_size_t vram_used;
+	struct mutex objects_lock;	/* protects objects */
 	struct list_head objects;	/* all objects, oldest first */
 
 	struct vgem_p2p_devmem devmem;
@@ -204,62 +196,35 @@ static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)
 	return container_of(drm, struct vgem_p2p_device, drm);
 }
 
-/*
- * What a node of the VRAM allocator is: only VGEM_P2P_NODE_OBJECT nodes
- * are embedded in an object (vgem_p2p_object.node). The others are held
- * by a move in progress, which copies without the device lock: the
- * destination of a move into VRAM, and the part of a compacted object's
- * old range that its new one does not cover, which stays allocated until
- * the copy has read it (TTM's ghost objects keep a moved buffer's old
- * resource alive in the same way).
- */
-enum vgem_p2p_node_color {
-	VGEM_P2P_NODE_TRANSIT,
-	VGEM_P2P_NODE_OBJECT,
-};
+static inline struct vgem_p2p_device *bdev_to_vdev(struct ttm_device *bdev)
+{
+	return container_of(bdev, struct vgem_p2p_device, bdev);
+}
 
 struct vgem_p2p_object {
-	struct drm_gem_object base;
+	struct ttm_buffer_object tbo;
 	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
-	/* charged for the object's VRAM while in_vram; referenced */
+	/* charged for the object's VRAM while it is there; referenced */
 	struct vgem_p2p_client *owner;
 
 	/*
-	 * Placement: changed with the object's dma_resv held, and switched
-	 * (in_vram, node) with the device lock held too; used under the
-	 * dma_resv, reported under the device lock (see the top of this
-	 * file). pin_count (non-dynamic dma-buf importers) and moving are
-	 * under the device lock.
+	 * Where the object is, as the last move left it: a copy of what its
+	 * TTM resource says, for OBJ_INFO, debugfs and fdinfo, which do not
+	 * take the dma_resv. Written under the dma_resv (the move callback),
+	 * read with READ_ONCE() elsewhere.
 	 */
 	bool in_vram;
-	struct drm_mm_node node;	/* VRAM range when in_vram */
-	/*
-	 * shmem pages when !in_vram, by page offset, each got on its first
-	 * use (vgem_p2p_page_get()) and held (a reference) until the object
-	 * moves to VRAM or dies: an object may be larger than RAM, so no
-	 * array sized by the object, as drm_gem_get_pages() would allocate.
-	 * Changed under the dma_resv only (vgem_p2p_page_get() and
-	 * vgem_p2p_pages_release() assert it); the xarray's own lock makes
-	 * a lookup safe anywhere, but only the dma_resv keeps what it finds.
-	 * A move to system memory gets them while still in_vram, as the
-	 * copy's destination; a move to VRAM frees them before it switches.
-	 * @nr_pages counts them, under the dma_resv too (read racily by
-	 * fdinfo).
-	 */
-	struct xarray pages;
+	u64 vram_offset;
+	/* pages of its ttm_tt while populated, for fdinfo; as in_vram */
 	unsigned long nr_pages;
-	bool lost;			/* contents lost with the device */
-	unsigned int pin_count;		/* dma-buf pins: stays in system */
-	bool moving;			/* a move is copying it */
-	struct list_head link;		/* in vgem_p2p_device.objects */
-	u64 moves;
-	/*
-	 * VGEM_P2P_REASON_* of the last placement change, under the device
-	 * lock; vgem_p2p_placement_reason() adds the live holds.
-	 */
+	/* VGEM_P2P_REASON_* of the last placement change, under the dma_resv */
 	u32 reason;
+	u64 moves;			/* under the dma_resv */
+	/* set once creation placed it: its first placement is no move */
+	bool created;
+	struct list_head link;		/* in vgem_p2p_device.objects */
 
-	/* Importer leases (struct vgem_p2p_lease), see drv.h header */
+	/* Importer leases (struct vgem_p2p_lease), under maps_lock */
 	spinlock_t maps_lock;
 	struct list_head maps;
 	unsigned int nr_maps;
@@ -269,8 +234,8 @@ struct vgem_p2p_object {
 	 * (vgem_p2p_lease.refused): while there are any, no importer's
 	 * lookup brings the object back to VRAM, so that importers of
 	 * mixed reachability do not bounce it (vgem_p2p_held_in_system()).
-	 * Raised under the device lock too, so that a placement decision
-	 * sees every lease given before it.
+	 * Raised before the lookup takes the dma_resv, so that a placement
+	 * decision sees every lease given before it.
 	 */
 	unsigned int nr_refused_maps;
 	atomic64_t p2p_maps_total;
@@ -288,22 +253,36 @@ struct vgem_p2p_object {
 	atomic_t dmabuf_system_maps;	/* live, of system pages */
 	atomic64_t move_notifies;
 
+	/* the GEM release, then the device reference: vgem_p2p_gem.c */
 	struct work_struct free_work;
+	struct work_struct destroy_work;
 };
 
 static inline struct vgem_p2p_object *to_vgem_p2p_obj(struct drm_gem_object *obj)
 {
-	return container_of(obj, struct vgem_p2p_object, base);
+	return container_of(obj, struct vgem_p2p_object, tbo.base);
+}
+
+static inline struct vgem_p2p_object *tbo_to_bo(struct ttm_buffer_object *tbo)
+{
+	return container_of(tbo, struct vgem_p2p_object, tbo);
 }
 
 static inline struct vgem_p2p_device *obj_to_vdev(struct vgem_p2p_object *bo)
 {
-	return to_vgem_p2p(bo->base.dev);
+	return bdev_to_vdev(bo->tbo.bdev);
 }
 
 static inline unsigned long vgem_p2p_npages(struct vgem_p2p_object *bo)
 {
-	return bo->base.size >> PAGE_SHIFT;
+	return bo->tbo.base.size >> PAGE_SHIFT;
+}
+
+/* Under the dma_resv: is the object's resource in VRAM now? */
+static inline bool vgem_p2p_resident_vram(struct vgem_p2p_object *bo)
+{
+	dma_resv_assert_held(bo->tbo.base.resv);
+	return bo->tbo.resource->mem_type == TTM_PL_VRAM;
 }
 
 /* How an importer reaches an object */
@@ -333,40 +312,43 @@ struct vgem_p2p_lease {
 	unsigned long npages;
 };
 
-/* Allocation policy for vgem_p2p_vram_alloc() */
-enum vgem_p2p_alloc {
-	VGEM_P2P_ALLOC_COMPACT,		/* may compact VRAM */
-	VGEM_P2P_ALLOC_EVICT,		/* may compact, then evict others */
+/* Where vgem_p2p_place() puts an object */
+enum vgem_p2p_where {
+	VGEM_P2P_TO_SYSTEM,
+	VGEM_P2P_TO_VRAM,	/* anywhere, compacting and evicting others */
+	VGEM_P2P_TO_VRAM_ELSEWHERE,	/* as TO_VRAM, off its VRAM range */
+	VGEM_P2P_RETURN_TO_VRAM,	/* compacting, never evicting */
 };
 
-/* vgem_p2p_vram.c */
-int vgem_p2p_vram_init(struct vgem_p2p_device *vdev);
-void vgem_p2p_vram_fini(struct vgem_p2p_device *vdev);
-int vgem_p2p_vram_alloc(struct vgem_p2p_device *vdev, struct drm_mm_node *node,
-			u64 size, enum vgem_p2p_alloc policy,
-			struct vgem_p2p_object *self);
-void vgem_p2p_vram_free(struct vgem_p2p_device *vdev, struct drm_mm_node *node);
-void vgem_p2p_vram_poison(struct vgem_p2p_device *vdev, u64 offset, u64 size);
+/* vgem_p2p_vram_mgr.c */
+void vgem_p2p_vram_mgr_init(struct vgem_p2p_device *vdev);
+void vgem_p2p_vram_mgr_fini(struct vgem_p2p_device *vdev);
+bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size);
+struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
+					   u64 *cursor);
+u64 vgem_p2p_vram_used(struct vgem_p2p_device *vdev);
+bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
+			     struct vgem_p2p_object *self);
+
+/* vgem_p2p_ttm.c */
+extern struct ttm_device_funcs vgem_p2p_ttm_funcs;
+int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where);
+int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
 
 /* vgem_p2p_client.c */
 struct vgem_p2p_client *vgem_p2p_client_create(void);
 void vgem_p2p_client_put(struct vgem_p2p_client *client);
+bool vgem_p2p_quota_allows(struct vgem_p2p_object *bo);
 int vgem_p2p_vram_charge(struct vgem_p2p_object *bo);
 void vgem_p2p_vram_uncharge(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_gem.c */
-struct page *vgem_p2p_page_get(struct vgem_p2p_object *bo, pgoff_t pgoff);
-int vgem_p2p_pages_get(struct vgem_p2p_object *bo, pgoff_t first,
-		       unsigned long count);
-void vgem_p2p_pages_release(struct vgem_p2p_object *bo);
 int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 			 struct drm_mode_create_dumb *args);
 int vgem_p2p_create_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int vgem_p2p_mmap_offset_ioctl(struct drm_device *dev, void *data,
 			       struct drm_file *file);
-int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
-			struct drm_file *file);
 int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file);
 void vgem_p2p_free_wq_flush(void);
@@ -389,6 +371,8 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 			enum dma_data_direction dir, dma_addr_t *addr);
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir);
+int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file);
 struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 					  struct device *importer,
 					  unsigned long start, unsigned long end,
@@ -396,19 +380,17 @@ struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 					  struct p2pdma_provider **providers,
 					  unsigned int flags);
 void vgem_p2p_vma_p2p_release(struct p2p_lease *lease);
+int vgem_p2p_ttm_p2p_access(struct ttm_buffer_object *tbo,
+			    struct device *importer, unsigned int flags);
+int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
+				 struct device *importer);
+struct p2pdma_provider *vgem_p2p_ttm_p2p_provider(struct ttm_buffer_object *tbo);
 bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
 u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
+bool vgem_p2p_may_return(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_move.c */
-void vgem_p2p_invalidate(struct vgem_p2p_object *bo);
-int vgem_p2p_move_to_system(struct vgem_p2p_object *bo);
-int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo, s64 offset,
-			  enum vgem_p2p_alloc policy);
-void vgem_p2p_compact(struct vgem_p2p_device *vdev,
-		      struct vgem_p2p_object *self);
-int vgem_p2p_evict_one(struct vgem_p2p_device *vdev,
-		       struct vgem_p2p_object *self);
-void vgem_p2p_evict_all(struct vgem_p2p_device *vdev);
+void vgem_p2p_compact(struct vgem_p2p_device *vdev);
 int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file);
 
@@ -420,6 +402,7 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 
 /* vgem_p2p_dmabuf.c */
+void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo);
 struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
 					  int flags);
 struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,

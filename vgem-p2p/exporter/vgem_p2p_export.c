@@ -217,78 +217,111 @@ static enum vgem_p2p_map_kind vgem_p2p_bar_kind(struct vgem_p2p_device *vdev,
 	       PCI_P2PDMA_MAP_BUS_ADDR ? VGEM_P2P_MAP_BUS : VGEM_P2P_MAP_IOVA;
 }
 
-/*
- * Under the device lock: place the object as @lease->kind needs, then
- * say where its pages are. Nothing is mapped: the importer maps after its
- * sequence check, and every move invalidates it first (vgem_p2p_move.c).
+/**
+ * vgem_p2p_may_return - may a use bring @bo back to VRAM?
+ * @bo: the object, whose dma_resv the caller holds
+ *
+ * An object created in VRAM and evicted comes back on use (a CPU fault,
+ * a p2p lookup or dma-buf map that would reach the BAR), if that costs
+ * no one else their place, unless it is pinned, or an importer that
+ * cannot reach the BAR uses it (vgem_p2p_held_in_system()).
  */
-static int vgem_p2p_lookup_locked(struct vgem_p2p_device *vdev,
-				  struct vgem_p2p_object *bo,
-				  struct vgem_p2p_lease *lease,
-				  unsigned long *pfns,
-				  struct p2pdma_provider **providers)
+bool vgem_p2p_may_return(struct vgem_p2p_object *bo)
 {
-	unsigned long i, pfn;
+	return !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->tbo.pin_count &&
+	       !vgem_p2p_resident_vram(bo) && !vgem_p2p_held_in_system(bo);
+}
+
+/**
+ * vgem_p2p_ttm_p2p_access - ttm_device_funcs.p2p_access
+ * @tbo: the object an importer asks for, reserved
+ * @importer: the importing device
+ * @flags: P2P_MAP_WRITE if @importer will write
+ *
+ * Applies the export policy (see the top of this file) before TTM says
+ * where the object is: an importer that will not get the BAR gets the
+ * object in system memory; one that would brings an evicted object back.
+ * Nothing is mapped: the importer maps after its sequence check, and
+ * every move invalidates it first (ttm_bo_unmap_virtual()).
+ *
+ * Return: 0, -EPERM for a write to a read-only object, or what moving
+ * the object to system memory failed with.
+ */
+int vgem_p2p_ttm_p2p_access(struct ttm_buffer_object *tbo,
+			    struct device *importer, unsigned int flags)
+{
+	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
+		return -EPERM;
+	if (vgem_p2p_export_kind(vdev, importer, bo->flags) ==
+	    VGEM_P2P_MAP_SYSTEM)
+		return vgem_p2p_ttm_p2p_unreachable(tbo, importer);
+	if (vgem_p2p_may_return(bo) &&
+	    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
+		bo->reason = VGEM_P2P_REASON_RETURNED;
+	return 0;
+}
+
+/**
+ * vgem_p2p_ttm_p2p_unreachable - ttm_device_funcs.p2p_unreachable
+ * @tbo: the object, reserved
+ * @importer: a device that will not get the BAR
+ *
+ * The fallback: the object moves to system memory, where every importer
+ * reaches it, as amdgpu keeps a dma-buf in GTT for importers without p2p.
+ *
+ * Return: 0 or what the move failed with.
+ */
+int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
+				 struct device *importer)
+{
+	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
 	int ret;
 
-	lockdep_assert_held(&vdev->lock);
-	dma_resv_assert_held(bo->base.resv);
-
-	lease->refused = lease->kind == VGEM_P2P_MAP_SYSTEM;
-	/*
-	 * Evicted, and p2p would work: come back, if there is room, unless
-	 * an importer that cannot reach the BAR uses it: it would only be
-	 * pushed out again at that importer's next lookup.
-	 */
-	if (lease->kind != VGEM_P2P_MAP_SYSTEM && !bo->in_vram &&
-	    !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->pin_count &&
-	    !vgem_p2p_held_in_system(bo)) {
-		if (vgem_p2p_move_to_vram(bo, -1, VGEM_P2P_ALLOC_COMPACT))
-			lease->kind = VGEM_P2P_MAP_SYSTEM;
-		else
-			bo->reason = VGEM_P2P_REASON_RETURNED;
-	}
-	if (!bo->in_vram)
-		lease->kind = VGEM_P2P_MAP_SYSTEM;
-
-	if (lease->kind != VGEM_P2P_MAP_SYSTEM) {
-		pfn = PHYS_PFN(vdev->bar_phys + bo->node.start) + lease->first;
-		for (i = 0; i < lease->npages; i++) {
-			pfns[i] = pfn + i;
-			providers[i] = vdev->provider;
-		}
+	if (!vgem_p2p_resident_vram(bo))
 		return 0;
-	}
-
-	/*
-	 * Evicting needs every page, as the copy's destination; in system
-	 * memory the lookup needs only those of its range.
-	 */
-	if (bo->in_vram) {
-		ret = vgem_p2p_move_to_system(bo);
-		if (ret)
-			return ret;
+	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
+	if (!ret)
 		bo->reason = VGEM_P2P_REASON_NO_P2P_IMPORTER;
-	} else {
-		ret = vgem_p2p_pages_get(bo, lease->first, lease->npages);
-		if (ret)
-			return ret;
-	}
-	/*
-	 * Held under the dma_resv by the object; a move or the object's
-	 * release invalidates the importer before it frees them, so the
-	 * importer needs no reference of its own.
-	 */
-	for (i = 0; i < lease->npages; i++) {
-		struct page *page = xa_load(&bo->pages, lease->first + i);
+	return ret;
+}
 
-		pfns[i] = page_to_pfn(page);
-		providers[i] = NULL;
-	}
-	atomic64_inc(&vdev->stats.fallbacks);
-	atomic64_add(lease->npages << PAGE_SHIFT, &vdev->stats.bytes_bounced);
-	atomic64_inc(&bo->fallback_maps_total);
-	return 0;
+/* ttm_device_funcs.p2p_provider: the one BAR VRAM is in */
+struct p2pdma_provider *vgem_p2p_ttm_p2p_provider(struct ttm_buffer_object *tbo)
+{
+	return obj_to_vdev(tbo_to_bo(tbo))->provider;
+}
+
+static void vgem_p2p_lease_add(struct vgem_p2p_object *bo,
+			       struct vgem_p2p_lease *lease)
+{
+	/* the lease's reference on the object */
+	drm_gem_object_get(&bo->tbo.base);
+	spin_lock(&bo->maps_lock);
+	list_add_tail(&lease->link, &bo->maps);
+	bo->nr_maps++;
+	if (lease->refused)
+		bo->nr_refused_maps++;
+	spin_unlock(&bo->maps_lock);
+}
+
+/* Does not sleep: called from importers' mmu notifier callbacks */
+static void vgem_p2p_lease_del(struct vgem_p2p_object *bo,
+			       struct vgem_p2p_lease *lease)
+{
+	spin_lock(&bo->maps_lock);
+	list_del(&lease->link);
+	bo->nr_maps--;
+	if (lease->kind == VGEM_P2P_MAP_SYSTEM)
+		bo->nr_fallback_maps--;
+	if (lease->refused)
+		bo->nr_refused_maps--;
+	spin_unlock(&bo->maps_lock);
+	kfree(lease);
+	/* may be the last reference: the object frees itself in a worker */
+	drm_gem_object_put(&bo->tbo.base);
 }
 
 /**
@@ -301,10 +334,11 @@ static int vgem_p2p_lookup_locked(struct vgem_p2p_device *vdev,
  * @providers: out: our BAR's provider, or NULL for system pages
  * @flags: P2P_MAP_WRITE if @importer will write
  *
- * Applies the export policy (see the top of this file) under the
- * object's dma_resv, which every move holds across its invalidation, and
- * returns a lease: the policy needs to know while an importer that cannot
- * reach the BAR uses the object (vgem_p2p_held_in_system()).
+ * TTM's lookup (ttm_bo_vm_p2p_lookup(), which calls the policy in
+ * vgem_p2p_ttm_p2p_access()), and a lease: the policy needs to know
+ * while an importer that cannot reach the BAR uses the object
+ * (vgem_p2p_held_in_system()), so the lease is published before the
+ * lookup decides a placement.
  *
  * Return: the lease, or ERR_PTR(): -EINVAL beyond the object, -EPERM for
  * a write to a read-only object or a vma without VM_READ, -ENODEV after
@@ -317,72 +351,58 @@ struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 					  struct p2pdma_provider **providers,
 					  unsigned int flags)
 {
-	struct vgem_p2p_object *bo = to_vgem_p2p_obj(vma->vm_private_data);
+	struct vgem_p2p_object *bo = tbo_to_bo(vma->vm_private_data);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	unsigned long npages = (end - start) >> PAGE_SHIFT;
 	struct vgem_p2p_lease *lease;
-	pgoff_t first;
-	int ret, idx;
+	struct p2p_lease *ret;
+	int idx;
 
-	first = vma->vm_pgoff - drm_vma_node_start(&bo->base.vma_node) +
-		((start - vma->vm_start) >> PAGE_SHIFT);
-	if (first + npages > vgem_p2p_npages(bo))
-		return ERR_PTR(-EINVAL);
-	if ((flags & P2P_MAP_WRITE) && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
-		return ERR_PTR(-EPERM);
 	/* vma_p2p_lookup() checks VM_WRITE only; PROT_NONE revokes reads too */
 	if (!(vma->vm_flags & VM_READ))
 		return ERR_PTR(-EPERM);
-
 	lease = kzalloc(sizeof(*lease), GFP_KERNEL);
 	if (!lease)
 		return ERR_PTR(-ENOMEM);
 	lease->base.owner = THIS_MODULE;
 	lease->bo = bo;
 	lease->importer = importer;
-	lease->first = first;
+	lease->first = vma->vm_pgoff - drm_vma_node_start(&bo->tbo.base.vma_node) +
+		       ((start - vma->vm_start) >> PAGE_SHIFT);
 	lease->npages = npages;
 	lease->dir = flags & P2P_MAP_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-
-	if (!drm_dev_enter(&vdev->drm, &idx)) {
-		ret = -ENODEV;
-		goto err_free_lease;
-	}
 	/* walks up from our pci_dev, which unbind is tearing down */
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		kfree(lease);
+		return ERR_PTR(-ENODEV);
+	}
 	lease->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
 	if (lease->kind != VGEM_P2P_MAP_SYSTEM)
 		lease->kind = vgem_p2p_bar_kind(vdev, importer);
-	/*
-	 * The lookup may move the object: mmap_lock > dma_resv, see drv.h.
-	 * A move holds the dma_resv: wait for it, interruptibly, as TTM's
-	 * lookup does (6.1's dma_resv has no killable lock).
-	 */
-	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
-	if (ret)
-		goto err_dev_exit;
-	mutex_lock(&vdev->lock);
-	ret = vgem_p2p_lookup_locked(vdev, bo, lease, pfns, providers);
-	if (!ret) {
-		/* the lease's reference on the object */
-		drm_gem_object_get(&bo->base);
-		spin_lock(&bo->maps_lock);
-		list_add_tail(&lease->link, &bo->maps);
-		bo->nr_maps++;
-		if (lease->kind == VGEM_P2P_MAP_SYSTEM)
-			bo->nr_fallback_maps++;
-		if (lease->refused)
-			bo->nr_refused_maps++;
-		spin_unlock(&bo->maps_lock);
-		atomic64_inc(&bo->p2p_maps_total);
-		atomic64_inc(&vdev->stats.p2p_maps);
-		trace_vgem_p2p_map(bo, lease);
-	}
-	mutex_unlock(&vdev->lock);
-	dma_resv_unlock(bo->base.resv);
-err_dev_exit:
 	drm_dev_exit(idx);
-	if (ret)
-		goto err_free_lease;
+	lease->refused = lease->kind == VGEM_P2P_MAP_SYSTEM;
+	vgem_p2p_lease_add(bo, lease);
+
+	ret = ttm_bo_vm_p2p_lookup(vma, importer, start, end, pfns, providers,
+				   flags);
+	if (IS_ERR(ret)) {
+		/* not counted as a fallback yet: see below */
+		lease->kind = VGEM_P2P_MAP_BUS;
+		vgem_p2p_lease_del(bo, lease);
+		return ret;
+	}
+	if (!providers[0]) {
+		spin_lock(&bo->maps_lock);
+		lease->kind = VGEM_P2P_MAP_SYSTEM;
+		bo->nr_fallback_maps++;
+		spin_unlock(&bo->maps_lock);
+		atomic64_inc(&vdev->stats.fallbacks);
+		atomic64_add(npages << PAGE_SHIFT, &vdev->stats.bytes_bounced);
+		atomic64_inc(&bo->fallback_maps_total);
+	}
+	atomic64_inc(&bo->p2p_maps_total);
+	atomic64_inc(&vdev->stats.p2p_maps);
+	trace_vgem_p2p_map(bo, lease);
 	/*
 	 * A test's window between an importer's walk and its sequence check,
 	 * where a move must make the check fail and nothing may be mapped
@@ -390,13 +410,8 @@ err_dev_exit:
 	 */
 	vgem_p2p_hold_wait(&vdev->hold_after_lookup);
 	return &lease->base;
-
-err_free_lease:
-	kfree(lease);
-	return ERR_PTR(ret);
 }
 
-/* Must not sleep: called from importers' mmu notifier callbacks */
 void vgem_p2p_vma_p2p_release(struct p2p_lease *base)
 {
 	struct vgem_p2p_lease *lease =
@@ -404,21 +419,9 @@ void vgem_p2p_vma_p2p_release(struct p2p_lease *base)
 	struct vgem_p2p_object *bo = lease->bo;
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
-	spin_lock(&bo->maps_lock);
-	list_del(&lease->link);
-	bo->nr_maps--;
-	if (lease->kind == VGEM_P2P_MAP_SYSTEM)
-		bo->nr_fallback_maps--;
-	if (lease->refused)
-		bo->nr_refused_maps--;
-	spin_unlock(&bo->maps_lock);
-
 	atomic64_inc(&vdev->stats.p2p_unmaps);
 	trace_vgem_p2p_unmap(bo, lease);
-
-	kfree(lease);
-	/* may be the last reference: the object frees itself in a worker */
-	drm_gem_object_put(&bo->base);
+	vgem_p2p_lease_del(bo, lease);
 }
 
 /**
@@ -432,8 +435,6 @@ void vgem_p2p_vma_p2p_release(struct p2p_lease *base)
  * importer would make it bounce between the two at every turn. amdgpu
  * keeps a dma-buf out of VRAM while any attachment cannot do p2p
  * (amdgpu_dma_buf_pin()); this is the same rule, for vma importers too.
- * Mappings are counted under the device lock, which the caller holds
- * when it decides a placement.
  */
 bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo)
 {
@@ -443,13 +444,13 @@ bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo)
 
 /**
  * vgem_p2p_placement_reason - why @bo is where it is, VGEM_P2P_REASON_*
- * @bo: the object, its device lock held
+ * @bo: the object, its dma_resv held
  */
 u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo)
 {
-	lockdep_assert_held(&obj_to_vdev(bo)->lock);
+	dma_resv_assert_held(bo->tbo.base.resv);
 
-	if (!bo->in_vram && bo->pin_count)
+	if (!bo->in_vram && bo->tbo.pin_count)
 		return VGEM_P2P_REASON_PINNED;
 	if (!bo->in_vram && vgem_p2p_held_in_system(bo))
 		return VGEM_P2P_REASON_NO_P2P_IMPORTER;

@@ -61,7 +61,7 @@ DECLARE_EVENT_CLASS(vgem_p2p_move_class,
 	),
 	TP_fast_assign(
 		__entry->bo = bo;
-		__entry->size = bo->base.size;
+		__entry->size = bo->tbo.base.size;
 		__entry->from = from;
 		__entry->to = to;
 	),
@@ -89,7 +89,7 @@ TRACE_EVENT(vgem_p2p_evict,
 	),
 	TP_fast_assign(
 		__entry->bo = bo;
-		__entry->size = bo->base.size;
+		__entry->size = bo->tbo.base.size;
 		__entry->from = from;
 	),
 	TP_printk("bo=%p size=%llu vram 0x%llx -> system",

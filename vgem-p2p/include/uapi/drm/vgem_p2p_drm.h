@@ -266,35 +266,35 @@ struct drm_vgem_fence_signal {
  * @flags: in: object flags, VGEM_P2P_CREATE_* (DOC: object flags).
  * @handle: out: the new GEM handle.
  *
- * A VRAM object takes its VRAM at creation: if no free range fits, VRAM
- * is compacted (objects slide down, invalidated and copied), then the
- * least recently placed unpinned objects are evicted to system memory one
- * by one until it fits. Contents start zeroed.
+ * Objects are TTM buffer objects. A VRAM object takes its VRAM at
+ * creation: if no free range fits, VRAM is compacted (objects move down
+ * into holes below them that hold them, invalidated and copied), then the
+ * unpinned, idle objects placed in VRAM longest ago are evicted to system
+ * memory one by one until it fits (TTM's eviction). Contents start
+ * zeroed.
  *
- * System memory is the object's shmem file, allocated page by page on
- * first use, as vgem's is: an object in system memory may be larger than
- * RAM. A CPU fault gets the page it touches, a fallback p2p_lookup the
- * pages of its range; a dma-buf map or pin, an eviction and
- * %VGEM_P2P_MOVE_SYSTEM need all of the object's pages and get those it
- * lacks. They are charged then, to that task's memory cgroup as Shmem,
- * and held until the object moves to VRAM or is freed; held pages are
- * capped at half of RAM, all objects together. So a fault can fail for
- * lack of memory (SIGBUS, as drm_gem_shmem_fault()), and an importer's
- * mapping, a dma-buf map or pin and %VGEM_P2P_MOVE_SYSTEM with -ENOMEM,
- * giving back the pages they got. A move to VRAM needs no page the object
- * lacks (those are zeroes) and gives the memory back.
+ * System memory is the object's ttm_tt: no page at creation, and all of
+ * them, zeroed, on first use (a CPU fault, a fallback p2p_lookup, a
+ * dma-buf map or pin, an eviction, %VGEM_P2P_MOVE_SYSTEM), as every TTM
+ * driver's BO gets them, held until the object moves to VRAM or is freed,
+ * or TTM swaps them out under memory pressure. No object gets more than
+ * half of RAM, and TTM caps all of its BOs' pages together at half of
+ * RAM too: so an object in system memory may be created larger than RAM,
+ * as vgem's dumb buffers may, but a CPU touch then gets SIGBUS (as
+ * drm_gem_shmem_fault() gives when it has no page), and an importer's
+ * mapping, a dma-buf map or pin and %VGEM_P2P_MOVE_SYSTEM fail with
+ * -ENOMEM. A move to VRAM frees the pages.
  *
  * Errors: -EINVAL an unknown flag, @size zero or above U64_MAX -
- * PAGE_SIZE, a VRAM object at most VRAM's size but larger than the
- * system's RAM (VRAM objects must be evictable), or a
- * %VGEM_P2P_CREATE_SYSTEM object larger than a shmem file may be
- * (MAX_LFS_FILESIZE; it is not refused for being larger than RAM);
- * -ENOSPC a VRAM object larger than VRAM, or no room even after
- * compaction and evicting every other unpinned, idle VRAM object; -EDQUOT
+ * PAGE_SIZE, larger than a file may be (MAX_LFS_FILESIZE, for its mmap
+ * offset and dma-buf), or a VRAM object at most VRAM's size but larger
+ * than half of the system's RAM (VRAM objects must be evictable); -ENOSPC a VRAM
+ * object larger than VRAM, or no room even after compaction and evicting
+ * every other unpinned, idle VRAM object; -EDQUOT
  * a VRAM object that would take the objects this file created past
  * vram_quota_pages of VRAM (module parameter, writable in
  * /sys/module/vgem_p2p/parameters/; 0, the default: no limit); -ENOMEM out of
- * memory for the object, its shmem file, its mmap offset (also when the
+ * memory for the object, its page array, its mmap offset (also when the
  * device's 1 TiB of offset space has no range that large) or its handle;
  * -ENODEV the device is unplugged.
  */
@@ -400,16 +400,17 @@ struct drm_vgem_p2p_peer {
  * @pad: in: must be zero.
  *
  * The operation a real driver does on its own for defragmentation,
- * eviction or migration, exposed to test importers against it. Under the
- * object's dma_resv (taken interruptibly), with the device lock held
- * except while it copies: zap every CPU mapping of the object
- * (unmap_mapping_range(), which fires every importer's mmu notifier:
- * importers release their mappings before it returns), wait for the
- * object's unsignalled fences (%DRM_IOCTL_VGEM_FENCE_ATTACH's, and those
- * dma-buf importers add: DMA that may still use the old place), copy
- * (other objects are used and moved meanwhile; this one's faults and
- * importer mappings wait), switch the placement, and fill the old VRAM range with
- * %VGEM_P2P_POISON_BYTE. Moving an object already in system memory to
+ * eviction or migration, exposed to test importers against it: a TTM
+ * validation, under the object's dma_resv only (taken interruptibly).
+ * TTM zaps every CPU mapping of the object (ttm_bo_unmap_virtual(),
+ * which fires every importer's mmu notifier: importers release their
+ * mappings before it returns); the driver tells dma-buf importers
+ * (move_notify), waits for the object's unsignalled fences
+ * (%DRM_IOCTL_VGEM_FENCE_ATTACH's, and those dma-buf importers add: DMA
+ * that may still use the old place) and copies (other objects are used
+ * and moved meanwhile; this one's faults, OBJ_INFO and importer mappings
+ * wait); the old VRAM range is filled with %VGEM_P2P_POISON_BYTE as it is
+ * freed. Moving an object already in system memory to
  * system does nothing (no invalidation, no count). A move within VRAM
  * needs room for a second copy; others are compacted and evicted to make
  * it, as for %DRM_IOCTL_VGEM_P2P_CREATE.
@@ -430,11 +431,10 @@ struct drm_vgem_p2p_peer {
  * any part of which is allocated, including to this object. -ENOSPC no
  * room after compaction and eviction. -EDQUOT into VRAM from system
  * memory, past the quota of the file that created the object (a move
- * within VRAM changes no quota). -ENOMEM for SYSTEM, no memory for the object's pages
- * or the cap on held system pages reached (also for an object already in
- * system memory, which this gives every page it lacks: one larger than
- * half of RAM always fails; the pages this call got are given back);
- * within VRAM, none for the copy's bounce page. -ENODEV the device is
+ * within VRAM changes no quota). -ENOMEM for SYSTEM, no memory for the
+ * object's pages, or the caps on them reached (also for an object already
+ * in system memory, which this populates: one larger than half of RAM
+ * always fails). -ENODEV the device is
  * being unbound. -EINTR a signal arrived while waiting for the object's
  * dma_resv, held by another move, mapping or dma-buf user; nothing was
  * done, and the kernel does not restart it (libdrm's drmIoctl() retries).
@@ -504,9 +504,13 @@ struct drm_vgem_p2p_move {
  *	moved (dma_buf_move_notify()).
  *
  * The counters of leases (@mappings, @p2p_maps, @fallback_maps) are
- * those of the vma path; the dma-buf path has its own.
+ * those of the vma path; the dma-buf path has its own. The placement and
+ * its reason are read under the object's dma_resv, so a call waits for a
+ * move of the object to end.
  *
- * Errors: -EINVAL @pad non-zero; -ENOENT unknown handle.
+ * Errors: -EINVAL @pad non-zero; -ENOENT unknown handle; -EINTR a signal
+ * arrived while waiting for the object's dma_resv (libdrm's drmIoctl()
+ * retries).
  */
 struct drm_vgem_p2p_obj_info {
 	__u32 handle;

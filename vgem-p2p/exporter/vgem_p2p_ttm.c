@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TTM driver: placements, moves, and where an object's memory is.
+ *
+ * VRAM is TTM_PL_VRAM (vgem_p2p_vram_mgr.c); system memory is
+ * TTM_PL_SYSTEM, the object's ttm_tt, cached, zeroed on allocation. There
+ * is no GART, so no TTM_PL_TT. Moves are TTM's: ttm_bo_validate() zaps
+ * every CPU mapping of the object (ttm_bo_unmap_virtual(), which fires
+ * the mmu notifiers of every process mapping it, so vma importers let go
+ * before the move goes on), then calls vgem_p2p_bo_move(), which tells
+ * dma-buf importers, waits for every fence of the object and copies with
+ * ttm_bo_move_memcpy(), as drivers without a copy engine do. All of it
+ * under the object's dma_resv only: other objects are used and moved
+ * meanwhile.
+ *
+ * What is this driver's own: the quota charge of an object's VRAM
+ * (vgem_p2p_client.c), the reasons OBJ_INFO reports, and compaction
+ * before eviction (vgem_p2p_place()).
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "vgem_p2p_drv.h"
+#include "vgem_p2p_trace.h"
+
+/* The "from" or "to" of a move that is in system memory */
+#define VGEM_P2P_NOWHERE	(~0ull)
+
+/* A ttm_tt that knows its object, for the resident pages fdinfo shows */
+struct vgem_p2p_tt {
+	struct ttm_tt ttm;
+	struct vgem_p2p_object *bo;
+};
+
+static const struct ttm_place vgem_p2p_sys_place = {
+	.mem_type = TTM_PL_SYSTEM,
+};
+
+static struct ttm_placement vgem_p2p_sys_placement = {
+	.num_placement = 1,
+	.placement = &vgem_p2p_sys_place,
+	.num_busy_placement = 1,
+	.busy_placement = &vgem_p2p_sys_place,
+};
+
+static struct ttm_tt *vgem_p2p_tt_create(struct ttm_buffer_object *tbo,
+					 u32 page_flags)
+{
+	struct vgem_p2p_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+
+	if (!tt)
+		return NULL;
+	tt->bo = tbo_to_bo(tbo);
+	/* a page nobody wrote reads zeroes, here and once moved to VRAM */
+	if (ttm_tt_init(&tt->ttm, tbo, page_flags | TTM_TT_FLAG_ZERO_ALLOC,
+			ttm_cached, 0)) {
+		kfree(tt);
+		return NULL;
+	}
+	return &tt->ttm;
+}
+
+/*
+ * An object may be larger than RAM, as vgem's dumb buffers may: it is
+ * created, but gets no pages. Failing with -ENOMEM beats invoking the OOM
+ * killer, which cannot see whose the pages are: so no object gets more
+ * than half of RAM (TTM's own limit on all of them, ttm_pages_limit), and
+ * the pool allocates with __GFP_RETRY_MAYFAIL on every path, TTM's fault
+ * and p2p lookup included.
+ */
+static int vgem_p2p_tt_populate(struct ttm_device *bdev, struct ttm_tt *ttm,
+				struct ttm_operation_ctx *ctx)
+{
+	struct vgem_p2p_tt *tt = container_of(ttm, struct vgem_p2p_tt, ttm);
+	struct ttm_operation_ctx mayfail = *ctx;
+	int ret;
+
+	if (ttm->num_pages > totalram_pages() / 2)
+		return -ENOMEM;
+	mayfail.gfp_retry_mayfail = true;
+	ret = ttm_pool_alloc(&bdev->pool, ttm, &mayfail);
+	if (!ret)
+		WRITE_ONCE(tt->bo->nr_pages, ttm->num_pages);
+	return ret;
+}
+
+static void vgem_p2p_tt_unpopulate(struct ttm_device *bdev,
+				   struct ttm_tt *ttm)
+{
+	struct vgem_p2p_tt *tt = container_of(ttm, struct vgem_p2p_tt, ttm);
+
+	WRITE_ONCE(tt->bo->nr_pages, 0);
+	ttm_pool_free(&bdev->pool, ttm);
+}
+
+static void vgem_p2p_tt_destroy(struct ttm_device *bdev, struct ttm_tt *ttm)
+{
+	ttm_tt_fini(ttm);
+	kfree(container_of(ttm, struct vgem_p2p_tt, ttm));
+}
+
+static void vgem_p2p_evict_flags(struct ttm_buffer_object *tbo,
+				 struct ttm_placement *placement)
+{
+	*placement = vgem_p2p_sys_placement;
+}
+
+/*
+ * An object with unsignalled fences is not evicted for somebody else: its
+ * move would wait for them (vgem_p2p_bo_move()), and nobody asked to move
+ * it. TTM skips it as it skips one whose dma_resv is held.
+ */
+static bool vgem_p2p_eviction_valuable(struct ttm_buffer_object *tbo,
+				       const struct ttm_place *place)
+{
+	return dma_resv_test_signaled(tbo->base.resv,
+				      DMA_RESV_USAGE_BOOKKEEP) &&
+	       ttm_bo_eviction_valuable(tbo, place);
+}
+
+static void vgem_p2p_moved(struct vgem_p2p_object *bo, bool evict, u64 from,
+			   u64 to)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+
+	WRITE_ONCE(bo->in_vram, to != VGEM_P2P_NOWHERE);
+	WRITE_ONCE(bo->vram_offset, to);
+	bo->moves++;
+	atomic64_inc(&vdev->stats.moves);
+	atomic64_add(bo->tbo.base.size, &vdev->stats.bytes_copied);
+	/* TTM's eviction; the callers of other moves say why */
+	if (evict)
+		bo->reason = VGEM_P2P_REASON_EVICTED;
+	/* counted and traced as evictions: every move out of VRAM */
+	if (to == VGEM_P2P_NOWHERE) {
+		atomic64_inc(&vdev->stats.evictions);
+		trace_vgem_p2p_evict(bo, from);
+	} else {
+		trace_vgem_p2p_move(bo, from, to);
+	}
+}
+
+/*
+ * ttm_device_funcs.move. TTM has zapped the CPU mappings already, and
+ * with them the vma importers (ttm_bo_handle_move_mem()). Tell the
+ * dma-buf importers, then wait: an importer may still use the old place
+ * through what it mapped before, which the dma-buf contract keeps valid
+ * until its fences signal. The old VRAM is poisoned as it is freed
+ * (vgem_p2p_vram_mgr.c).
+ */
+static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
+			    struct ttm_operation_ctx *ctx,
+			    struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct ttm_resource *old_mem = tbo->resource;
+	bool from_vram = old_mem->mem_type == TTM_PL_VRAM;
+	bool to_vram = new_mem->mem_type == TTM_PL_VRAM;
+	bool create = !bo->created;
+	u64 from = from_vram ? (u64)old_mem->start << PAGE_SHIFT :
+			       VGEM_P2P_NOWHERE;
+	u64 to = to_vram ? (u64)new_mem->start << PAGE_SHIFT :
+			   VGEM_P2P_NOWHERE;
+	long lret;
+	int ret;
+
+	/* nothing to copy: or nothing left to copy from, after unplug */
+	if ((!from_vram && !to_vram) ||
+	    (from_vram && !ttm_resource_manager_used(&vdev->vram.manager))) {
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+	if (to_vram && !from_vram) {
+		ret = vgem_p2p_vram_charge(bo);
+		if (ret)
+			return ret;
+	}
+	if (!create) {
+		atomic64_inc(&vdev->stats.invalidations);
+		trace_vgem_p2p_invalidate(bo, READ_ONCE(bo->nr_maps));
+		vgem_p2p_dmabuf_move_notify(bo);
+	}
+	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				     ctx->interruptible, MAX_SCHEDULE_TIMEOUT);
+	if (lret < 0) {
+		ret = lret;
+		goto err_uncharge;
+	}
+	if (create)
+		vgem_p2p_hold_wait(&vdev->hold_in_clear);
+	else
+		trace_vgem_p2p_move_begin(bo, from, to);
+	/* also clears new VRAM: a new object's, or one never written */
+	ret = ttm_bo_move_memcpy(tbo, ctx, new_mem);
+	if (ret)
+		goto err_uncharge;
+
+	if (from_vram && !to_vram)
+		vgem_p2p_vram_uncharge(bo);
+	if (create) {
+		WRITE_ONCE(bo->in_vram, true);
+		WRITE_ONCE(bo->vram_offset, to);
+	} else {
+		vgem_p2p_moved(bo, evict, from, to);
+	}
+	return 0;
+
+err_uncharge:
+	if (to_vram && !from_vram)
+		vgem_p2p_vram_uncharge(bo);
+	return ret;
+}
+
+/* Freed in VRAM: the charge goes with it (the range is poisoned) */
+static void vgem_p2p_delete_mem_notify(struct ttm_buffer_object *tbo)
+{
+	if (tbo->resource && tbo->resource->mem_type == TTM_PL_VRAM)
+		vgem_p2p_vram_uncharge(tbo_to_bo(tbo));
+}
+
+/* Swapped out: the pages dma-buf importers map are going */
+static void vgem_p2p_swap_notify(struct ttm_buffer_object *tbo)
+{
+	vgem_p2p_dmabuf_move_notify(tbo_to_bo(tbo));
+}
+
+static int vgem_p2p_io_mem_reserve(struct ttm_device *bdev,
+				   struct ttm_resource *mem)
+{
+	struct vgem_p2p_device *vdev = bdev_to_vdev(bdev);
+
+	switch (mem->mem_type) {
+	case TTM_PL_SYSTEM:
+		return 0;
+	case TTM_PL_VRAM:
+		mem->bus.offset = vdev->bar_phys +
+				  ((u64)mem->start << PAGE_SHIFT);
+		mem->bus.is_iomem = true;
+		mem->bus.caching = ttm_write_combined;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+struct ttm_device_funcs vgem_p2p_ttm_funcs = {
+	.ttm_tt_create = vgem_p2p_tt_create,
+	.ttm_tt_populate = vgem_p2p_tt_populate,
+	.ttm_tt_unpopulate = vgem_p2p_tt_unpopulate,
+	.ttm_tt_destroy = vgem_p2p_tt_destroy,
+	.eviction_valuable = vgem_p2p_eviction_valuable,
+	.evict_flags = vgem_p2p_evict_flags,
+	.move = vgem_p2p_bo_move,
+	.delete_mem_notify = vgem_p2p_delete_mem_notify,
+	.swap_notify = vgem_p2p_swap_notify,
+	.io_mem_reserve = vgem_p2p_io_mem_reserve,
+	.p2p_access = vgem_p2p_ttm_p2p_access,
+	.p2p_provider = vgem_p2p_ttm_p2p_provider,
+	.p2p_unreachable = vgem_p2p_ttm_p2p_unreachable,
+};
+
+static int vgem_p2p_validate(struct vgem_p2p_object *bo,
+			     struct ttm_placement *placement)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+
+	return ttm_bo_validate(&bo->tbo, placement, &ctx);
+}
+
+/**
+ * vgem_p2p_place - put an object in system memory or VRAM
+ * @bo: the object, whose dma_resv the caller holds
+ * @where: where, and at what cost to other objects
+ *
+ * Into VRAM, first where there is room; then, when enough VRAM is free
+ * but in pieces, after compacting it; then, but for
+ * %VGEM_P2P_RETURN_TO_VRAM, by evicting the objects placed in VRAM
+ * longest ago (TTM's busy placement: its LRU, which nothing here
+ * bumps), waiting for those TTM skipped because another held them or
+ * they were being freed. ttm_bo_validate() with no busy placement never
+ * evicts, and says -ENOMEM when nothing fits.
+ *
+ * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
+ * client; -EINVAL pinned; -ENOMEM for system memory.
+ */
+int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct ttm_resource *res = bo->tbo.resource;
+	unsigned long npages = vgem_p2p_npages(bo);
+	struct ttm_place places[2] = {
+		{ .mem_type = TTM_PL_VRAM },
+		{ .mem_type = TTM_PL_VRAM },
+	};
+	struct ttm_placement pl = { .num_placement = 1, .placement = places };
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (where == VGEM_P2P_TO_SYSTEM)
+		return vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
+	if (bo->tbo.pin_count)
+		return -EINVAL;
+	if (bo->tbo.base.size > vdev->vram_size)
+		return -ENOSPC;
+	if (!vgem_p2p_resident_vram(bo)) {
+		if (!vgem_p2p_quota_allows(bo))
+			return -EDQUOT;
+	} else if (where == VGEM_P2P_TO_VRAM_ELSEWHERE) {
+		/*
+		 * Wholly below or above where it is; no range below a start
+		 * too low for it, whose lpfn would be 0, meaning anywhere,
+		 * or make TTM evict for a place that can never fit.
+		 */
+		places[0].fpfn = res->start + npages;
+		if (res->start >= npages) {
+			places[1] = places[0];
+			places[0].fpfn = 0;
+			places[0].lpfn = res->start;
+			pl.num_placement = 2;
+		}
+	}
+
+	ret = vgem_p2p_validate(bo, &pl);
+	if (ret != -ENOMEM)
+		return ret;
+	if (vgem_p2p_vram_fragmented(vdev, bo->tbo.base.size)) {
+		vgem_p2p_compact(vdev);
+		ret = vgem_p2p_validate(bo, &pl);
+		if (ret != -ENOMEM)
+			return ret;
+	}
+	if (where == VGEM_P2P_RETURN_TO_VRAM)
+		return -ENOSPC;
+	pl.num_busy_placement = pl.num_placement;
+	pl.busy_placement = places;
+	for (;;) {
+		ret = vgem_p2p_validate(bo, &pl);
+		if (ret != -ENOMEM || !vgem_p2p_vram_contended(vdev, bo))
+			break;
+		/* let what is being freed go, and what is held be let go */
+		vgem_p2p_free_wq_flush();
+		schedule_timeout_uninterruptible(1);
+	}
+	return ret == -ENOMEM ? -ENOSPC : ret;
+}
+
+/**
+ * vgem_p2p_place_at - put an object in VRAM at an offset
+ * @bo: the object, whose dma_resv the caller holds
+ * @offset: the page-aligned VRAM offset, the object within VRAM there
+ *
+ * Nothing is evicted or compacted for it.
+ *
+ * Return: 0; -EBUSY if any of the range is allocated, to this object too;
+ * -EDQUOT; -EINVAL pinned.
+ */
+int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
+{
+	struct ttm_resource *res = bo->tbo.resource;
+	struct ttm_place place = {
+		.mem_type = TTM_PL_VRAM,
+		.fpfn = offset >> PAGE_SHIFT,
+		.lpfn = (offset >> PAGE_SHIFT) + vgem_p2p_npages(bo),
+	};
+	struct ttm_placement pl = { .num_placement = 1, .placement = &place };
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (bo->tbo.pin_count)
+		return -EINVAL;
+	if (vgem_p2p_resident_vram(bo)) {
+		if (res->start < place.lpfn &&
+		    place.fpfn < res->start + vgem_p2p_npages(bo))
+			return -EBUSY;
+	} else if (!vgem_p2p_quota_allows(bo)) {
+		return -EDQUOT;
+	}
+	ret = vgem_p2p_validate(bo, &pl);
+	return ret == -ENOMEM ? -EBUSY : ret;
+}

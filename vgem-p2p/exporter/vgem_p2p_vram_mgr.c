@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VRAM: the ivshmem BAR below devmem, as a TTM resource manager. It is
+ * ttm_range_manager (drm_mm, in pages) with two differences, which are
+ * why it is ours, as amdgpu_vram_mgr is amdgpu's: what it frees is
+ * filled with VGEM_P2P_POISON_BYTE before it can be allocated again, so
+ * that a device still using an address it should have given up reads
+ * poison, not another object's data; and a placement restricted to a
+ * range (compaction, VGEM_P2P_MOVE_VRAM_AT) takes its lowest hole.
+ *
+ * It never evicts: TTM does (ttm_bo_mem_force_space()), and compaction
+ * is the caller's (vgem_p2p_move.c).
+ */
+#include <linux/io.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/ttm/ttm_range_manager.h>
+
+#include "vgem_p2p_drv.h"
+
+static struct vgem_p2p_vram_mgr *to_vram_mgr(struct ttm_resource_manager *man)
+{
+	return container_of(man, struct vgem_p2p_vram_mgr, manager);
+}
+
+static struct vgem_p2p_device *mgr_to_vdev(struct ttm_resource_manager *man)
+{
+	return container_of(man, struct vgem_p2p_device, vram.manager);
+}
+
+static int vgem_p2p_vram_mgr_alloc(struct ttm_resource_manager *man,
+				   struct ttm_buffer_object *tbo,
+				   const struct ttm_place *place,
+				   struct ttm_resource **res)
+{
+	struct vgem_p2p_vram_mgr *mgr = to_vram_mgr(man);
+	unsigned long lpfn = place->lpfn ?: man->size;
+	struct ttm_range_mgr_node *node;
+	enum drm_mm_insert_mode mode;
+	int ret;
+
+	node = kzalloc(struct_size(node, mm_nodes, 1), GFP_KERNEL);
+	if (!node)
+		return -ENOMEM;
+	mode = place->fpfn || place->lpfn ? DRM_MM_INSERT_LOW :
+					    DRM_MM_INSERT_BEST;
+	ttm_resource_init(tbo, place, &node->base);
+
+	spin_lock(&mgr->lock);
+	ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm_nodes[0],
+					  node->base.num_pages, 0, 0,
+					  place->fpfn, lpfn, mode);
+	spin_unlock(&mgr->lock);
+	if (ret) {
+		ttm_resource_fini(man, &node->base);
+		kfree(node);
+		return ret;
+	}
+	node->base.start = node->mm_nodes[0].start;
+	*res = &node->base;
+	return 0;
+}
+
+static void vgem_p2p_vram_mgr_free(struct ttm_resource_manager *man,
+				   struct ttm_resource *res)
+{
+	struct ttm_range_mgr_node *node = to_ttm_range_mgr_node(res);
+	struct vgem_p2p_vram_mgr *mgr = to_vram_mgr(man);
+	struct vgem_p2p_device *vdev = mgr_to_vdev(man);
+	int idx;
+
+	/* nobody else has the range yet: no lock needed, and 64 MiB is slow */
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		memset_io(vdev->bar + ((u64)res->start << PAGE_SHIFT),
+			  VGEM_P2P_POISON_BYTE, (u64)res->num_pages << PAGE_SHIFT);
+		drm_dev_exit(idx);
+	}
+	spin_lock(&mgr->lock);
+	drm_mm_remove_node(&node->mm_nodes[0]);
+	spin_unlock(&mgr->lock);
+	ttm_resource_fini(man, res);
+	kfree(node);
+}
+
+static bool vgem_p2p_vram_mgr_intersects(struct ttm_resource_manager *man,
+					 struct ttm_resource *res,
+					 const struct ttm_place *place,
+					 size_t size)
+{
+	return place->fpfn < res->start + PFN_UP(size) &&
+	       (!place->lpfn || place->lpfn > res->start);
+}
+
+static bool vgem_p2p_vram_mgr_compatible(struct ttm_resource_manager *man,
+					 struct ttm_resource *res,
+					 const struct ttm_place *place,
+					 size_t size)
+{
+	return res->start >= place->fpfn &&
+	       (!place->lpfn || res->start + PFN_UP(size) <= place->lpfn);
+}
+
+static void vgem_p2p_vram_mgr_debug(struct ttm_resource_manager *man,
+				    struct drm_printer *printer)
+{
+	struct vgem_p2p_vram_mgr *mgr = to_vram_mgr(man);
+
+	spin_lock(&mgr->lock);
+	drm_mm_print(&mgr->mm, printer);
+	spin_unlock(&mgr->lock);
+}
+
+static const struct ttm_resource_manager_func vgem_p2p_vram_mgr_func = {
+	.alloc = vgem_p2p_vram_mgr_alloc,
+	.free = vgem_p2p_vram_mgr_free,
+	.intersects = vgem_p2p_vram_mgr_intersects,
+	.compatible = vgem_p2p_vram_mgr_compatible,
+	.debug = vgem_p2p_vram_mgr_debug,
+};
+
+void vgem_p2p_vram_mgr_init(struct vgem_p2p_device *vdev)
+{
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	struct ttm_resource_manager *man = &mgr->manager;
+
+	man->func = &vgem_p2p_vram_mgr_func;
+	ttm_resource_manager_init(man, &vdev->bdev,
+				  vdev->vram_size >> PAGE_SHIFT);
+	spin_lock_init(&mgr->lock);
+	drm_mm_init(&mgr->mm, 0, man->size);
+	ttm_set_driver_manager(&vdev->bdev, TTM_PL_VRAM, man);
+	ttm_resource_manager_set_used(man, true);
+}
+
+/* After every object left VRAM: the device is gone, or going */
+void vgem_p2p_vram_mgr_fini(struct vgem_p2p_device *vdev)
+{
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	struct ttm_resource_manager *man = &mgr->manager;
+
+	ttm_resource_manager_set_used(man, false);
+	if (ttm_resource_manager_evict_all(&vdev->bdev, man))
+		return;
+	spin_lock(&mgr->lock);
+	drm_mm_takedown(&mgr->mm);
+	spin_unlock(&mgr->lock);
+	ttm_resource_manager_cleanup(man);
+	ttm_set_driver_manager(&vdev->bdev, TTM_PL_VRAM, NULL);
+}
+
+u64 vgem_p2p_vram_used(struct vgem_p2p_device *vdev)
+{
+	return ttm_resource_manager_usage(&vdev->vram.manager);
+}
+
+/* Enough VRAM free for @size in total, but no hole that holds it? */
+bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size)
+{
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	u64 hole_start, hole_end, pages = size >> PAGE_SHIFT;
+	struct drm_mm_node *hole;
+	bool fits = false;
+
+	if (vdev->vram_size - vgem_p2p_vram_used(vdev) < size)
+		return false;
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_hole(hole, &mgr->mm, hole_start, hole_end) {
+		if (hole_end - hole_start >= pages) {
+			fits = true;
+			break;
+		}
+	}
+	spin_unlock(&mgr->lock);
+	return !fits;
+}
+
+/**
+ * vgem_p2p_vram_contended - is VRAM held by objects skipped for now?
+ * @vdev: the device
+ * @self: the object being placed, whose dma_resv the caller holds
+ *
+ * TTM's eviction skips an object whose dma_resv another holds (a fault,
+ * a lookup, its own move) and one being freed, and then says there is
+ * no room. Those are contention, not a lack of room, and an allocation
+ * that failed waits for them (vgem_p2p_place()). Objects with pending
+ * fences are skipped for good: nobody asked to wait for them.
+ *
+ * Return: true if an unpinned object other than @self is such.
+ */
+bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
+			     struct vgem_p2p_object *self)
+{
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	struct drm_mm_node *node;
+	bool busy = false;
+
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_node(node, &mgr->mm) {
+		/* a node's BO outlives it: the node goes first */
+		struct ttm_buffer_object *tbo =
+			container_of(node, struct ttm_range_mgr_node,
+				     mm_nodes[0])->base.bo;
+
+		if (tbo == &self->tbo || tbo->pin_count)
+			continue;
+		if (!kref_read(&tbo->kref) || tbo->deleted ||
+		    dma_resv_is_locked(tbo->base.resv)) {
+			busy = true;
+			break;
+		}
+	}
+	spin_unlock(&mgr->lock);
+	return busy;
+}
+
+/**
+ * vgem_p2p_vram_next - the lowest object in VRAM at or above a cursor
+ * @vdev: the device
+ * @cursor: in: a VRAM offset; out: the end of the object found
+ *
+ * For compaction, which walks VRAM in address order while objects move:
+ * looked up afresh each time.
+ *
+ * Return: the object, with a TTM reference, or NULL.
+ */
+struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
+					   u64 *cursor)
+{
+	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	struct ttm_buffer_object *tbo = NULL;
+	struct drm_mm_node *node;
+
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_node_in_range(node, &mgr->mm, *cursor >> PAGE_SHIFT,
+				      mgr->manager.size) {
+		struct ttm_range_mgr_node *rn =
+			container_of(node, struct ttm_range_mgr_node,
+				     mm_nodes[0]);
+
+		if (node->start < *cursor >> PAGE_SHIFT)
+			continue;
+		*cursor = (node->start + node->size) << PAGE_SHIFT;
+		/* the resource of a BO being released may be freed now */
+		if (rn->base.bo && ttm_bo_get_unless_zero(rn->base.bo)) {
+			tbo = rn->base.bo;
+			break;
+		}
+	}
+	spin_unlock(&mgr->lock);
+	return tbo ? tbo_to_bo(tbo) : NULL;
+}
