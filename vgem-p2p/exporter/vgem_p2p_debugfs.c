@@ -76,7 +76,7 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 
 	mutex_lock(&vdev->objects_lock);
 	list_for_each_entry(bo, &vdev->objects, link) {
-		if (READ_ONCE(bo->in_vram))
+		if (vgem_p2p_in_vram(bo))
 			seq_printf(m, "%p size %zu vram 0x%llx", bo,
 				   bo->tbo.base.size, READ_ONCE(bo->vram_offset));
 		else

@@ -72,15 +72,6 @@ void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo)
 	atomic64_inc(&obj_to_vdev(bo)->stats.move_notifies);
 }
 
-/* In system memory with every page, as a map of its pages needs */
-static int vgem_p2p_dmabuf_to_system(struct vgem_p2p_object *bo)
-{
-	struct ttm_operation_ctx ctx = { .interruptible = false };
-	int ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
-
-	return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
-}
-
 static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 				  struct dma_buf_attachment *attach)
 {
@@ -127,7 +118,7 @@ static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 	bool was_in_vram = vgem_p2p_resident_vram(bo);
 	int ret;
 
-	ret = vgem_p2p_dmabuf_to_system(bo);
+	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
 	if (ret)
 		return ret;
 	if (was_in_vram)
@@ -231,7 +222,7 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 	unsigned int i;
 	int ret;
 
-	ret = vgem_p2p_dmabuf_to_system(bo);
+	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
 	if (ret)
 		return ret;
 

@@ -156,7 +156,7 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 	idr_for_each_entry(&file->object_idr, obj, id) {
 		struct vgem_p2p_object *bo = to_vgem_p2p_obj(obj);
 
-		if (READ_ONCE(bo->in_vram)) {
+		if (vgem_p2p_in_vram(bo)) {
 			vram += obj->size;
 		} else {
 			system += obj->size;

@@ -208,14 +208,14 @@ struct vgem_p2p_object {
 	struct vgem_p2p_client *owner;
 
 	/*
-	 * Where the object is, as the last move left it: a copy of what its
-	 * TTM resource says, for OBJ_INFO, debugfs and fdinfo, which do not
-	 * take the dma_resv. Written under the dma_resv (the move callback),
-	 * read with READ_ONCE() elsewhere.
+	 * Where the object is, as the last move left it: its VRAM offset, ~0
+	 * in system memory, a copy of what its TTM resource says for
+	 * OBJ_INFO, debugfs and fdinfo, which do not take the dma_resv.
+	 * Written under the dma_resv (the move callback), read with
+	 * READ_ONCE() elsewhere (vgem_p2p_in_vram()).
 	 */
-	bool in_vram;
 	u64 vram_offset;
-	/* pages of its ttm_tt while populated, for fdinfo; as in_vram */
+	/* pages of its ttm_tt while populated, for fdinfo; as vram_offset */
 	unsigned long nr_pages;
 	/* VGEM_P2P_REASON_* of the last placement change, under the dma_resv */
 	u32 reason;
@@ -276,6 +276,12 @@ static inline struct vgem_p2p_device *obj_to_vdev(struct vgem_p2p_object *bo)
 static inline unsigned long vgem_p2p_npages(struct vgem_p2p_object *bo)
 {
 	return bo->tbo.base.size >> PAGE_SHIFT;
+}
+
+/* Was the object in VRAM when its last move ended? No lock needed */
+static inline bool vgem_p2p_in_vram(struct vgem_p2p_object *bo)
+{
+	return READ_ONCE(bo->vram_offset) != ~0ull;
 }
 
 /* Under the dma_resv: is the object's resource in VRAM now? */

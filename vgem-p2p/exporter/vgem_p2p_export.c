@@ -450,9 +450,9 @@ u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo)
 {
 	dma_resv_assert_held(bo->tbo.base.resv);
 
-	if (!bo->in_vram && bo->tbo.pin_count)
+	if (!vgem_p2p_in_vram(bo) && bo->tbo.pin_count)
 		return VGEM_P2P_REASON_PINNED;
-	if (!bo->in_vram && vgem_p2p_held_in_system(bo))
+	if (!vgem_p2p_in_vram(bo) && vgem_p2p_held_in_system(bo))
 		return VGEM_P2P_REASON_NO_P2P_IMPORTER;
 	return bo->reason;
 }

@@ -259,7 +259,7 @@ int vgem_p2p_obj_info_ioctl(struct drm_device *dev, void *data,
 		goto out_put;
 	args->size = obj->size;
 	args->flags = bo->flags;
-	args->placement = bo->in_vram ? VGEM_P2P_PLACEMENT_VRAM :
+	args->placement = vgem_p2p_in_vram(bo) ? VGEM_P2P_PLACEMENT_VRAM :
 					VGEM_P2P_PLACEMENT_SYSTEM;
 	args->vram_offset = bo->vram_offset;
 	args->moves = bo->moves;

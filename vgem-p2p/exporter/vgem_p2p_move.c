@@ -67,16 +67,12 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 static int vgem_p2p_move_locked(struct vgem_p2p_object *bo,
 				struct drm_vgem_p2p_move *args)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
 	bool was_in_vram = vgem_p2p_resident_vram(bo);
 	int ret;
 
 	switch (args->target) {
 	case VGEM_P2P_MOVE_SYSTEM:
 		ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
-		/* every page of it, as a move out of VRAM would have */
-		if (!ret)
-			ret = ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
 		ret = vgem_p2p_place(bo, VGEM_P2P_TO_VRAM_ELSEWHERE);
@@ -87,7 +83,7 @@ static int vgem_p2p_move_locked(struct vgem_p2p_object *bo,
 	}
 	if (!ret && (was_in_vram || vgem_p2p_resident_vram(bo)))
 		bo->reason = VGEM_P2P_REASON_MOVE;
-	args->offset = bo->in_vram ? bo->vram_offset : ~0ull;
+	args->offset = bo->vram_offset;
 	return ret;
 }
 

@@ -126,7 +126,6 @@ static void vgem_p2p_moved(struct vgem_p2p_object *bo, bool evict, u64 from,
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
-	WRITE_ONCE(bo->in_vram, to != VGEM_P2P_NOWHERE);
 	WRITE_ONCE(bo->vram_offset, to);
 	bo->moves++;
 	atomic64_inc(&vdev->stats.moves);
@@ -201,12 +200,10 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 
 	if (from_vram && !to_vram)
 		vgem_p2p_vram_uncharge(bo);
-	if (create) {
-		WRITE_ONCE(bo->in_vram, true);
+	if (create)
 		WRITE_ONCE(bo->vram_offset, to);
-	} else {
+	else
 		vgem_p2p_moved(bo, evict, from, to);
-	}
 	return 0;
 
 err_uncharge:
@@ -284,6 +281,10 @@ static int vgem_p2p_validate(struct vgem_p2p_object *bo,
  * they were being freed. ttm_bo_validate() with no busy placement never
  * evicts, and says -ENOMEM when nothing fits.
  *
+ * To system memory, with every page populated: whoever asks for it
+ * (MOVE_SYSTEM, a dma-buf map or pin, an importer that will not get the
+ * BAR) uses them all.
+ *
  * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
  * client; -EINVAL pinned; -ENOMEM for system memory.
  */
@@ -301,8 +302,12 @@ int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 
-	if (where == VGEM_P2P_TO_SYSTEM)
-		return vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
+	if (where == VGEM_P2P_TO_SYSTEM) {
+		struct ttm_operation_ctx ctx = { .interruptible = false };
+
+		ret = vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
+		return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
+	}
 	if (bo->tbo.pin_count)
 		return -EINVAL;
 	if (bo->tbo.base.size > vdev->vram_size)

@@ -29,6 +29,13 @@ static struct vgem_p2p_device *mgr_to_vdev(struct ttm_resource_manager *man)
 	return container_of(man, struct vgem_p2p_device, vram.manager);
 }
 
+/* Under the manager's lock: a node's BO outlives it, the node goes first */
+static struct ttm_buffer_object *node_to_tbo(struct drm_mm_node *node)
+{
+	return container_of(node, struct ttm_range_mgr_node,
+			    mm_nodes[0])->base.bo;
+}
+
 static int vgem_p2p_vram_mgr_alloc(struct ttm_resource_manager *man,
 				   struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place,
@@ -197,10 +204,7 @@ bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
 
 	spin_lock(&mgr->lock);
 	drm_mm_for_each_node(node, &mgr->mm) {
-		/* a node's BO outlives it: the node goes first */
-		struct ttm_buffer_object *tbo =
-			container_of(node, struct ttm_range_mgr_node,
-				     mm_nodes[0])->base.bo;
+		struct ttm_buffer_object *tbo = node_to_tbo(node);
 
 		if (tbo == &self->tbo || tbo->pin_count)
 			continue;
@@ -234,16 +238,12 @@ struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
 	spin_lock(&mgr->lock);
 	drm_mm_for_each_node_in_range(node, &mgr->mm, *cursor >> PAGE_SHIFT,
 				      mgr->manager.size) {
-		struct ttm_range_mgr_node *rn =
-			container_of(node, struct ttm_range_mgr_node,
-				     mm_nodes[0]);
-
 		if (node->start < *cursor >> PAGE_SHIFT)
 			continue;
 		*cursor = (node->start + node->size) << PAGE_SHIFT;
 		/* the resource of a BO being released may be freed now */
-		if (rn->base.bo && ttm_bo_get_unless_zero(rn->base.bo)) {
-			tbo = rn->base.bo;
+		if (ttm_bo_get_unless_zero(node_to_tbo(node))) {
+			tbo = node_to_tbo(node);
 			break;
 		}
 	}
