@@ -99,7 +99,7 @@ topology_qemu_args()
 		# bochs and a second edu share a switch: the kernel hands edu1
 		# bus addresses for bochs' VRAM, which only the bulk mode (CPU
 		# copies) can use here, QEMU translating what a real switch
-		# routes; edu0 reaches bochs through the host bridge, as before.
+		# routes; edu0 reaches bochs through the host bridge.
 		echo "-device intel-iommu,intremap=on"
 		_root_port 1; _root_port 2
 		_vram 0 rp1; _edu 0 rp2

@@ -98,7 +98,7 @@ static int devmem_size(struct bench *b, uint64_t size, char *buf)
 
 	for (c = 0; c < NR_DEVMEM_CASES; c++) {
 		if (busy[c])
-			bench_note(b, "devmem: %s at %llu MiB: registration got -EBUSY %u times in %u repetitions (edu_nic waits for a racing migration since issue 15: this is a bug); retried, on the clock",
+			bench_note(b, "devmem: %s at %llu MiB: registration got -EBUSY %u times in %u repetitions (edu_nic waits for a racing migration: this is a bug); retried, on the clock",
 				   devmem_names[c],
 				   (unsigned long long)(size / MiB), busy[c],
 				   b->reps);

@@ -177,7 +177,7 @@ int bench_stream(struct bench *b)
 
 	for (c = 0; c < NR_STREAM_CASES; c++)
 		if (s->busy[c])
-			bench_note(b, "stream: %s: registration got -EBUSY %u times in %u repetitions (edu_nic waits for a racing move since issue 15: this is a bug); retried, on the clock",
+			bench_note(b, "stream: %s: registration got -EBUSY %u times in %u repetitions (edu_nic waits for a racing move: this is a bug); retried, on the clock",
 				   stream_names[c], s->busy[c], b->reps);
 
 	/* Baselines first, so that the ratios find them. */

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Clients and their VRAM quota. Any allocation may evict other clients'
- * objects, as in every TTM driver; what bounds a client is
- * vram_quota_pages, the VRAM that the objects it created may hold at
- * once. Mainline bounds clients with the dmem cgroup controller (6.14),
- * charged where TTM allocates a resource; 6.1 has none, so this is a
- * driver limit, as devmem_quota_pages is for device-private pages.
- *
- * A client is an open file of the device. An object is charged to the
- * client that created it while it is in VRAM, whoever moved it there,
- * and holds a reference on it: objects outlive files.
+ * Clients (open files) and their VRAM quota. Any allocation may evict
+ * others' objects, as in every TTM driver; vram_quota_pages bounds what
+ * the objects a client created hold in VRAM at once, whoever moved them
+ * there. Mainline has the dmem cgroup (6.14) for this; 6.1 has none.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -55,17 +49,11 @@ bool vgem_p2p_quota_allows(struct vgem_p2p_object *bo)
 	       quota;
 }
 
-/**
- * vgem_p2p_vram_charge - charge an object's VRAM to the client that made it
- * @bo: an object moving into VRAM from system memory
- *
- * Called from the move, with the VRAM allocated: where mainline's dmem
- * controller charges in ttm_resource_alloc(), this driver charges on the
- * way in, from its move callback, which sees where the object comes
- * from. vgem_p2p_place() asks vgem_p2p_quota_allows() first, so that an
- * object over quota evicts nobody.
- *
- * Return: 0, or -EDQUOT if the client's objects hold their quota.
+/*
+ * From the move callback, on the way into VRAM (dmem charges in
+ * ttm_resource_alloc(), which cannot see where the object comes from).
+ * vgem_p2p_place() asks vgem_p2p_quota_allows() first, so an object over
+ * quota evicts nobody. Return: 0 or -EDQUOT.
  */
 int vgem_p2p_vram_charge(struct vgem_p2p_object *bo)
 {

@@ -30,7 +30,7 @@ static void vgem_p2p_vram_range(struct seq_file *m, u64 start, u64 end,
 			   end - start, what);
 }
 
-/* drm_mm_print()'s lines, in bytes: the manager counts pages */
+/* drm_mm_print(), in bytes */
 static int vgem_p2p_vram_map_show(struct seq_file *m, void *data)
 {
 	struct drm_info_node *node = m->private;
@@ -82,7 +82,6 @@ static int vgem_p2p_objects_show(struct seq_file *m, void *data)
 		else
 			seq_printf(m, "%p size %zu system", bo,
 				   bo->tbo.base.size);
-		/* a held dma_resv: moving, or in use by a fault or importer */
 		if (dma_resv_trylock(bo->tbo.base.resv)) {
 			seq_printf(m, " flags 0x%x moves %llu pins %u reason %s",
 				   bo->flags, bo->moves, bo->tbo.pin_count,
@@ -143,12 +142,7 @@ static const struct drm_info_list vgem_p2p_debugfs_list[] = {
 	{ "counters", vgem_p2p_counters_show, 0 },
 };
 
-/**
- * vgem_p2p_hold_wait - wait while a hold knob is set
- * @h: the knob
- *
- * Counted in @h->held while waiting. A fatal signal ends the wait.
- */
+/* A fatal signal ends the wait */
 void vgem_p2p_hold_wait(struct vgem_p2p_hold *h)
 {
 	if (!READ_ONCE(h->on))

@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device-private memory (HMM): the last quarter of the BAR, offered to the
- * core as MEMORY_DEVICE_PRIVATE pages, as lib/test_hmm.c does with system
- * memory. DRM_IOCTL_VGEM_P2P_MIGRATE moves a range of the caller's
- * anonymous memory into it and back; a CPU touch migrates a page back
- * (migrate_to_ram); and another device that faults the range through
- * hmm_range_fault() is given the page's address in the BAR (p2p_allow,
- * get_dma_pfn_for_device) without any migration.
- *
- * Page i of the pgmap is backed by BAR offset devmem.bar_offset + i pages.
- * A bitmap under devmem.lock, which page_free may take in any context
- * (hence irqsave), says which are in use. Each migration chunk takes its
- * pages as one run, next-fit after the previous run, so that a migrated
- * range is backed by ascending, contiguous BAR whatever order earlier
- * pages were freed in: an importer then maps it in few stretches.
+ * Device-private memory (HMM), as lib/test_hmm.c: the last quarter of the
+ * BAR as MEMORY_DEVICE_PRIVATE pages. DRM_IOCTL_VGEM_P2P_MIGRATE moves
+ * anonymous memory in and out, a CPU touch migrates a page back, and a peer
+ * faulting it through hmm_range_fault() gets its BAR address instead.
  */
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>
@@ -55,10 +45,8 @@ vgem_p2p_devmem_charge_find(struct vgem_p2p_devmem *devmem,
 }
 
 /*
- * The charge of @mm on this device, with a reference for the caller: the
- * one in the table, or a new one. A charge whose last reference is being
- * dropped has already left the table (the drop takes the lock), so any
- * charge found is alive.
+ * @mm's charge, referenced. A dying charge has left the table under the
+ * lock, so any charge found is alive.
  */
 static struct vgem_p2p_devmem_charge *
 vgem_p2p_devmem_charge_get(struct vgem_p2p_devmem *devmem,
@@ -82,7 +70,7 @@ vgem_p2p_devmem_charge_get(struct vgem_p2p_devmem *devmem,
 	new->mm = mm;
 
 	spin_lock_irqsave(&devmem->lock, flags);
-	/* another thread of the process may have added one meanwhile */
+	/* another thread may have added one meanwhile */
 	charge = vgem_p2p_devmem_charge_find(devmem, mm);
 	if (charge) {
 		refcount_inc(&charge->ref);
@@ -133,10 +121,9 @@ static unsigned long vgem_p2p_devmem_quota(struct vgem_p2p_devmem *devmem)
 }
 
 /*
- * Charge up to @n pages to @charge, within @quota; each charged page holds
- * a reference on @charge until it is freed. The caller holds one, so the
- * count is not 0. Two MIGRATEs of one process racing near the quota may
- * both be cut short, never both pass it. Return: how many were charged.
+ * Charge up to @n pages within @quota, each holding a reference (the
+ * caller's keeps it above 0). Racing MIGRATEs may both be cut short, never
+ * both pass the quota. Return: how many were charged.
  */
 static unsigned long
 vgem_p2p_devmem_charge(struct vgem_p2p_devmem_charge *charge,
@@ -182,9 +169,8 @@ static void __iomem *vgem_p2p_devmem_io(struct vgem_p2p_device *vdev,
 }
 
 /*
- * Take the first free run of @n pages at or after @from or, unless
- * @whole, the first free page there and those after it up to @n or the
- * next page in use. Return: the run's length, 0 if none.
+ * The first free run of @n pages from @from or, unless @whole, of up to @n.
+ * Return: its length, 0 if none.
  */
 static unsigned long vgem_p2p_devmem_take(struct vgem_p2p_devmem *devmem,
 					  unsigned long from, unsigned long n,
@@ -209,13 +195,10 @@ static unsigned long vgem_p2p_devmem_take(struct vgem_p2p_devmem *devmem,
 }
 
 /*
- * Reserve a run of up to @n free device pages, contiguous in the BAR; the
- * caller initialises each page it uses. Next-fit from a bitmap (as the
- * per-device coherent pools of kernel/dma/coherent.c allocate from one),
- * so that successive chunks of one migration follow each other; a whole
- * run anywhere before a shorter one, when the device is fragmented.
- * Return: the run's first page, or NULL if the device is full; *@got its
- * length.
+ * Up to @n pages contiguous in the BAR, next-fit (as kernel/dma/coherent.c)
+ * so that a migrated range stays contiguous and importers map few
+ * stretches; a whole run anywhere beats a shorter one. Return: the first
+ * page, NULL if full; *@got the run's length.
  */
 static struct page *vgem_p2p_devmem_alloc_run(struct vgem_p2p_device *vdev,
 					      unsigned long n,
@@ -314,11 +297,7 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 	if (migrate_vma_setup(&args))
 		return VM_FAULT_SIGBUS;
 	vgem_p2p_devmem_copy_to_ram(vdev, &args);
-	/*
-	 * No page for it: returning 0 would re-fault on the same device
-	 * page forever; VM_FAULT_OOM lets the OOM killer make progress, as
-	 * do_anonymous_page() does when it gets no page.
-	 */
+	/* no page: 0 would re-fault forever; OOM, as do_anonymous_page() */
 	if ((src & MIGRATE_PFN_MIGRATE) && !dst)
 		ret = VM_FAULT_OOM;
 	migrate_vma_pages(&args);
@@ -330,12 +309,9 @@ static vm_fault_t vgem_p2p_devmem_migrate_to_ram(struct vm_fault *vmf)
 }
 
 /*
- * Another device wants this device's pages: let it reach them in the BAR,
- * where they are, when p2p works between us (the BAR's provider, whose map
- * type for @importer vgem_p2p_export_kind() checked); otherwise refuse,
- * and the core migrates the pages to RAM. Nothing is mapped and nothing is
- * recorded: the importer maps the BAR itself, after its sequence check,
- * and every move of a page (a migration) invalidates it first.
+ * A peer reaches the pages in the BAR if p2p works between us; else the
+ * core migrates them to RAM. Nothing to record: every migration
+ * invalidates the importer first.
  */
 static struct p2pdma_provider *
 vgem_p2p_devmem_p2p_allow(struct dev_pagemap *pgmap, struct device *importer)
@@ -345,12 +321,7 @@ vgem_p2p_devmem_p2p_allow(struct dev_pagemap *pgmap, struct device *importer)
 	enum vgem_p2p_map_kind kind;
 	int idx;
 
-	/*
-	 * Unplugged, or on its way (devmem_fini() clears ready before it
-	 * migrates every page back): no walk of a PCI topology being torn
-	 * down. The core then migrates the pages to RAM, which fini waits
-	 * for anyway.
-	 */
+	/* unplugged or in devmem_fini(): no walk of a dying PCI topology */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return ERR_PTR(-ENODEV);
 	if (!READ_ONCE(vdev->devmem.ready)) {
@@ -364,11 +335,7 @@ vgem_p2p_devmem_p2p_allow(struct dev_pagemap *pgmap, struct device *importer)
 	return vdev->provider;
 }
 
-/*
- * Where the page's data is in the BAR. Called under the page table lock
- * that maps @page: the page stays allocated, and its data where it is,
- * until a migration, which invalidates the importer first.
- */
+/* Under the page table lock mapping @page, so it cannot migrate meanwhile */
 static int vgem_p2p_devmem_get_dma_pfn_for_device(struct page *page,
 						  unsigned long *dma_pfn)
 {
@@ -396,11 +363,7 @@ static bool vgem_p2p_devmem_wanted(struct migrate_vma *args, unsigned long i)
 	       !(spage && is_zone_device_page(spage));
 }
 
-/*
- * Copy the system pages selected in @args into new device pages charged
- * to @charge, taken as few contiguous runs as the device allows. Return:
- * false if the process's quota stopped it.
- */
+/* Return: false if the process's quota cut it short */
 static bool vgem_p2p_devmem_copy_to_device(struct vgem_p2p_device *vdev,
 					   struct migrate_vma *args,
 					   struct vgem_p2p_devmem_charge *charge)
@@ -509,12 +472,8 @@ static int vgem_p2p_migrate_chunk(struct vgem_p2p_device *vdev,
 }
 
 /*
- * mmap_lock is taken per chunk, and a fatal signal or an unbind ends the
- * walk between chunks: a range can span all of TASK_SIZE, mostly
- * unpopulated, and must neither hold off the mm's writers nor make the
- * task unkillable or the device unbindable for that long. Precedent: the
- * killable, chunked walks of gup (__get_user_pages()) and
- * madvise(MADV_PAGEOUT).
+ * mmap_lock per chunk, killable and unbindable between chunks, as gup
+ * (__get_user_pages()) and MADV_PAGEOUT walk: a range may span TASK_SIZE.
  */
 static int vgem_p2p_migrate_range(struct vgem_p2p_device *vdev,
 				  struct mm_struct *mm, unsigned long start,

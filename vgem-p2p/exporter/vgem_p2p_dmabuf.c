@@ -1,30 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PRIME export with dynamic dma-buf attachments: the upstream way to hand
- * device memory to a peer, beside the vma path of vgem_p2p_export.c.
- *
- * An importer that attaches with dma_buf_dynamic_attach() and
- * importer_ops.allow_peer2peer may be handed VRAM: .attach keeps
- * attach->peer2peer only if the object allows p2p and
- * pci_p2pdma_distance() says the importer reaches our BAR, as amdgpu
- * does, and its DMA mask covers the BAR (vgem_p2p_importer_reaches_bar()). While the object is in VRAM, map_dma_buf then returns a page-less
- * sg_table of its BAR range: bus addresses, or IOVAs from
- * dma_map_resource() when an IOMMU translates the importer. Otherwise the
- * object moves to system memory and its pages are mapped. Nothing is
- * pinned: every move calls dma_buf_move_notify() (vgem_p2p_bo_move())
- * and the importer maps again, under the dma_resv, after it.
- *
- * A non-dynamic importer gets vgem's behaviour: dma-buf pins the object
- * (.pin moves it to system memory and ttm_bo_pin()s it there) and maps
- * its pages once, at attach.
- *
- * Object flags: NO_P2P serves every importer from system memory.
- * READ_ONLY refuses a mapping the device could write through (any
- * direction but DMA_TO_DEVICE) with -EPERM: dma-buf has no other notion
- * of access, and a non-dynamic attach, which dma-buf maps
- * bidirectionally, fails. DEVICE_ONLY objects are mapped for devices like
- * any other; the CPU cannot reach them through the dma-buf either (its
- * mmap is the object's, which gets SIGBUS; there is no vmap).
+ * PRIME export with dynamic dma-buf attachments. A peer2peer importer that
+ * reaches our BAR gets the object's VRAM as a page-less sg_table; others
+ * get its system pages. Dynamic importers follow moves (move_notify);
+ * non-dynamic ones pin the object in system memory, as with vgem.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -53,13 +32,7 @@ static struct vgem_p2p_object *dmabuf_to_bo(struct dma_buf *dmabuf)
 	return to_vgem_p2p_obj(dmabuf->priv);
 }
 
-/**
- * vgem_p2p_dmabuf_move_notify - tell dynamic importers the object moves
- * @bo: the object, whose dma_resv the caller holds
- *
- * From the move callback, as amdgpu_bo_move_notify() does: importers
- * drop their mappings and map again after the move.
- */
+/* From the move callback, as amdgpu_bo_move_notify() does */
 void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo)
 {
 	dma_resv_assert_held(bo->tbo.base.resv);
@@ -79,18 +52,16 @@ static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	int idx;
 
-	/* Decided once per attachment: the topology does not change */
-	if (attach->peer2peer) {
-		if (!drm_dev_enter(&vdev->drm, &idx)) {
-			attach->peer2peer = false;
-		} else {
-			if ((bo->flags & VGEM_P2P_CREATE_NO_P2P) ||
-			    pci_p2pdma_distance(vdev->pdev, attach->dev,
-						false) < 0 ||
-			    !vgem_p2p_importer_reaches_bar(vdev, attach->dev))
-				attach->peer2peer = false;
-			drm_dev_exit(idx);
-		}
+	/* Once per attachment, as amdgpu does: the topology does not change */
+	if (attach->peer2peer && drm_dev_enter(&vdev->drm, &idx)) {
+		attach->peer2peer =
+			!(bo->flags & VGEM_P2P_CREATE_NO_P2P) &&
+			pci_p2pdma_distance(vdev->pdev, attach->dev,
+					    false) >= 0 &&
+			vgem_p2p_importer_reaches_bar(vdev, attach->dev);
+		drm_dev_exit(idx);
+	} else {
+		attach->peer2peer = false;
 	}
 
 	atomic_inc(&bo->nr_attachments);
@@ -132,11 +103,7 @@ static void vgem_p2p_dmabuf_unpin(struct dma_buf_attachment *attach)
 	ttm_bo_unpin(&dmabuf_to_bo(attach->dmabuf)->tbo);
 }
 
-/*
- * The longest segment @dev takes, in whole pages: its DMA segment limit,
- * which as an unsigned int also keeps a scatterlist's length from
- * wrapping (an object may be 4 GiB or more).
- */
+/* In whole pages; an unsigned int, so sg lengths of >= 4 GiB objects fit */
 static unsigned int vgem_p2p_dmabuf_max_seg(struct device *dev)
 {
 	unsigned int seg = dma_get_max_seg_size(dev) & PAGE_MASK;
@@ -201,16 +168,11 @@ static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
 }
 
 /*
- * Move the object to system memory and map its pages for @dev, one
- * dma_map_page() per page and one segment per page, as the vma fallback
- * (vgem_p2p_export.c) and TTM map system pages for importers. The CPU
- * keeps using the pages (mmap) while devices do, so the importer syncs
- * the page each DMA touches, and a sync at unmap would copy a stale
- * bounce buffer over the CPU's writes (see VGEM_P2P_SYSTEM_MAP_ATTRS).
- * A page-sized sync is one the DMA API allows only on a single mapping:
- * dma_map_sgtable() would merge contiguous pages into segments, whose
- * partial syncs DMA-API debugging cannot attribute once two importers
- * map the same pages, and reports as memory never mapped.
+ * One dma_map_page() per page, as the vma fallback and TTM do. The CPU
+ * keeps using the pages, so importers sync the pages they touch and unmap
+ * skips the sync, which would copy a stale bounce buffer over CPU writes.
+ * dma_map_sgtable() would merge pages into segments whose partial syncs
+ * DMA-API debugging misreports once two importers map the same pages.
  */
 static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 				      struct device *dev,
@@ -266,9 +228,9 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 	bool p2p = attach->peer2peer;
 	int ret, idx;
 
-	/* Dynamic importers call us with it, dma-buf for the others */
 	dma_resv_assert_held(bo->tbo.base.resv);
 
+	/* the direction is dma-buf's only notion of access */
 	if (dir != DMA_TO_DEVICE && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
 
@@ -305,10 +267,7 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 	return &s->sgt;
 }
 
-/*
- * Called by importers from their move_notify callbacks, that is inside
- * our own moves: takes no lock of ours.
- */
+/* Runs inside our moves (importers' move_notify): see vgem_p2p_drv.h */
 static void vgem_p2p_dmabuf_unmap(struct dma_buf_attachment *attach,
 				  struct sg_table *sgt,
 				  enum dma_data_direction dir)
@@ -335,7 +294,7 @@ static void vgem_p2p_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct vgem_p2p_object *bo = dmabuf_to_bo(dmabuf);
 
-	/* No attachment is left: no more move_notify for this one */
+	/* no attachment left to notify */
 	dma_resv_lock(bo->tbo.base.resv, NULL);
 	if (bo->dmabuf == dmabuf)
 		bo->dmabuf = NULL;
@@ -356,17 +315,7 @@ static const struct dma_buf_ops vgem_p2p_dmabuf_ops = {
 	.mmap = drm_gem_dmabuf_mmap,
 };
 
-/**
- * vgem_p2p_gem_prime_export - drm_gem_object_funcs.export
- * @obj: the object
- * @flags: the dma-buf file's flags
- *
- * drm_gem_prime_export() with our dma_buf_ops. DRM keeps one dma-buf per
- * object while it has GEM handles (obj->dma_buf); we remember it until
- * its release, which may come much later, to notify its importers.
- *
- * Return: the dma-buf or an ERR_PTR().
- */
+/* drm_gem_prime_export() with our ops, remembered in bo->dmabuf */
 struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
 					  int flags)
 {
@@ -398,16 +347,7 @@ struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
 	return dmabuf;
 }
 
-/**
- * vgem_p2p_gem_prime_import - drm_driver.gem_prime_import
- * @dev: the importing device
- * @dma_buf: the dma-buf
- *
- * Our own dma-bufs come back as the object they export, as
- * drm_gem_prime_import() does for drm_gem_prime_dmabuf_ops.
- *
- * Return: the object, referenced, or an ERR_PTR().
- */
+/* Our own dma-bufs come back as their object, as drm_gem_prime_import() */
 struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
 						 struct dma_buf *dma_buf)
 {

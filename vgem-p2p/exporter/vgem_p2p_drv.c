@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgem-p2p: vgem with VRAM.
- *
- * A DRM driver derived from vgem (dumb buffers, mmap, PRIME, vgem fences)
- * that binds to QEMU's ivshmem-plain PCI device and uses its memory BAR as
- * VRAM. It is a TTM driver with device-private pages beside TTM, and the
- * example exporter of device peer-to-peer through a vma: see
- * vgem_p2p_ttm.c for placements and moves, vgem_p2p_export.c for the
- * policy. One DRM device per bound PCI device.
+ * vgem-p2p: vgem (dumb buffers, mmap, PRIME, fences) with VRAM on the BAR
+ * of QEMU's ivshmem-plain, as a TTM driver with device-private pages beside
+ * TTM; the example exporter of peer-to-peer through a vma.
  *
  * BAR layout: [0, 3/4) VRAM for GEM objects (TTM_PL_VRAM), [3/4, 1)
  * device-private memory (vgem_p2p_devmem.c).
@@ -106,7 +101,6 @@ static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
 	args->dmabuf_maps_system = atomic64_read(&c->dmabuf_maps_system);
 	args->dmabuf_unmaps = atomic64_read(&c->dmabuf_unmaps);
 	args->move_notifies = atomic64_read(&c->move_notifies);
-
 	args->vram_size = vdev->vram_size;
 	args->vram_used = vgem_p2p_vram_used(vdev);
 
@@ -138,9 +132,8 @@ static const struct drm_ioctl_desc vgem_p2p_ioctls[] = {
 };
 
 /*
- * fdinfo in DRM's usage-stats format (Documentation/gpu/drm-usage-stats.rst);
- * 6.1 has no drm_show_memory_stats(), so count the client's objects here.
- * The placement read is racy against moves; a snapshot is all fdinfo is.
+ * Documentation/gpu/drm-usage-stats.rst; 6.1 has no drm_show_memory_stats().
+ * Racy against moves: fdinfo is a snapshot.
  */
 static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 {
@@ -160,7 +153,6 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 			vram += obj->size;
 		} else {
 			system += obj->size;
-			/* its ttm_tt is populated on first use */
 			resident += (u64)READ_ONCE(bo->nr_pages) << PAGE_SHIFT;
 		}
 	}
@@ -295,10 +287,8 @@ err_devmem_fini:
 }
 
 /*
- * TTM gives up on a VRAM object whose dma_resv is held (a fault, a
- * lookup, a move of its own): wait for it, as unplug must empty VRAM.
- * Then VRAM is closed: nothing is placed there, and what could not be
- * evicted for lack of memory is lost (vgem_p2p_bo_move()).
+ * TTM skips objects whose dma_resv is held: unplug must empty VRAM, so
+ * retry. What cannot be evicted for lack of memory is lost.
  */
 static void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 {
@@ -319,14 +309,10 @@ static void vgem_p2p_remove(struct pci_dev *pdev)
 
 	/* No new ioctl, fault or p2p_map reaches the hardware after this */
 	drm_dev_unplug(&vdev->drm);
-	/* objects already closed: let them go before the eviction below */
 	vgem_p2p_free_wq_flush();
 	/*
-	 * Objects can outlive the device (open files, importer mappings):
-	 * move their contents out of the BAR, which goes away with us, as
-	 * drivers evict VRAM on suspend. That invalidates every CPU and
-	 * importer mapping of VRAM. One that cannot move for lack of memory
-	 * loses its contents: its faults get SIGBUS, its lookups -ENODEV.
+	 * Objects outlive the BAR (open files, importers): evict them, as
+	 * drivers do on suspend, which invalidates every mapping of VRAM.
 	 */
 	vgem_p2p_evict_all(vdev);
 	vgem_p2p_devmem_fini(vdev);

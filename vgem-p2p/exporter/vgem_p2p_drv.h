@@ -1,31 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vgem-p2p: vgem with VRAM, as a TTM driver. Shared definitions of the
- * driver's files.
+ * vgem-p2p: vgem with VRAM, as a TTM driver.
  *
- * Locking, outermost first:
+ * Lock order, outermost first:
  *
  *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_lookup)
- *     dma_resv of an object (reservation_ww_class): its placement
- *       TTM's lru_lock, the VRAM manager's lock    (inside TTM)
+ *     dma_resv of an object: its placement, as for every TTM BO
+ *       TTM's lru_lock, the VRAM manager's lock
  *       i_mmap_rwsem, mmu notifiers   (ttm_bo_unmap_virtual() in moves)
- *         vgem_p2p_object.maps_lock   importer leases (p2p_release)
+ *         vgem_p2p_object.maps_lock
  *
- * An object's placement belongs to its dma_resv, as every TTM BO's does:
- * TTM moves it (ttm_bo_validate(), eviction) with the dma_resv held, and
- * whoever uses the placement to reach the memory (a CPU fault,
- * p2p_lookup, map_dma_buf, pin) holds it too. There is no device-wide
- * lock across a move: the moving object stalls only itself. Eviction
- * and compaction for another object only try-lock the objects they
- * would move, as TTM's eviction does (ttm_mem_evict_first()).
- *
- * Importers' move_notify callbacks run inside our moves with the
- * dma_resv held, and call back into dma_buf_unmap_attachment(): so
- * unmap_dma_buf takes no lock of ours. p2p_release() is called by
- * importers from their mmu notifier callbacks, inside
- * ttm_bo_unmap_virtual() of our moves: so it takes only maps_lock, which
- * is never held across an invalidation. Nothing may copy to or from user
- * space under a dma_resv, as a user fault would take mmap_lock inside it.
+ * No device-wide lock is held across a move. Importers call back into
+ * us from inside our moves: move_notify into dma_buf_unmap_attachment()
+ * (so unmap_dma_buf takes no lock of ours) and mmu notifiers into
+ * p2p_release() (so it takes only maps_lock). Nothing copies to or from
+ * user space under a dma_resv.
  */
 #ifndef _VGEM_P2P_DRV_H_
 #define _VGEM_P2P_DRV_H_
@@ -59,15 +48,11 @@
 #define VGEM_P2P_BAR	2
 
 /*
- * The device-private pages one process (mm) migrated into one device,
- * against devmem_quota_pages: every open file of the process shares it,
- * so opening more files gives no more pages. Found by its mm in
- * vgem_p2p_devmem.charges. References: one per charged page, in its
- * zone_device_data, dropped by page_free; one per MIGRATE running for the
- * mm. The pages live in the mm, not in any file, and may outlive the mm's
- * last user (a fork's child maps them too, an importer holds them), so
- * the charge holds the mm_struct (mmgrab(), not its address space): no
- * other mm can take the same address while the charge is in the table.
+ * The device-private pages one mm migrated into the device, against
+ * devmem_quota_pages: per mm, not per file, so more files give no more
+ * pages. References: one per charged page (its zone_device_data), one
+ * per running MIGRATE. The pages may outlive the mm's last user, so the
+ * charge mmgrab()s the mm: no other mm can reuse the key meanwhile.
  */
 struct vgem_p2p_devmem_charge {
 	struct hlist_node node;		/* in devmem.charges, under devmem.lock */
@@ -78,9 +63,8 @@ struct vgem_p2p_devmem_charge {
 };
 
 /*
- * A client: an open file, and the VRAM of the objects it created, against
- * vram_quota_pages (vgem_p2p_client.c). References: the file's, and one
- * per object it created, which may outlive the file.
+ * An open file's VRAM, against vram_quota_pages. References: the file's,
+ * and one per object it created, which may outlive the file.
  */
 struct vgem_p2p_client {
 	struct kref ref;
@@ -93,7 +77,7 @@ struct vgem_p2p_file {
 	struct vgem_p2p_client *client;
 };
 
-/* Device counters, DRM_IOCTL_VGEM_P2P_STATS; see the uAPI for meanings */
+/* Device counters: struct drm_vgem_p2p_stats, and debugfs "counters" */
 struct vgem_p2p_counters {
 	atomic64_t p2p_maps;
 	atomic64_t p2p_unmaps;
@@ -116,11 +100,7 @@ struct vgem_p2p_counters {
 	atomic64_t move_notifies;
 };
 
-/*
- * Device-private memory: the last quarter of the BAR, handed to the core
- * as MEMORY_DEVICE_PRIVATE pages. Page i of the pgmap is backed by the
- * BAR at @bar_offset + i * PAGE_SIZE.
- */
+/* The last quarter of the BAR, as MEMORY_DEVICE_PRIVATE pages */
 struct vgem_p2p_devmem {
 	struct dev_pagemap pgmap;
 	struct resource *res;
@@ -131,34 +111,20 @@ struct vgem_p2p_devmem {
 	unsigned long *used;		/* bitmap: page i of the pgmap in use */
 	unsigned long next;		/* where the next search starts */
 	unsigned long nr_used;
-	/* live charges, by mm; a charge leaves it when its last ref goes */
-	DECLARE_HASHTABLE(charges, 4);
-	/*
-	 * Dead charges, whose mm_struct is dropped from free_work: page_free
-	 * may run in atomic context (under a page table lock), and mmdrop()
-	 * may free the mm there, which must not be done in atomic context.
-	 */
+	DECLARE_HASHTABLE(charges, 4);	/* live charges, by mm */
+	/* dead charges: page_free may be atomic, mmdrop() must not be */
 	struct llist_head free_charges;
 	struct work_struct free_work;
 };
 
-/**
- * struct vgem_p2p_hold - a test knob that holds lookups after they answer
- * @on: set through debugfs: while it is, vgem_p2p_hold_wait() waits.
- * @held: how many wait (debugfs).
- * @wq: where they wait.
- */
+/* A debugfs test knob: while @on, vgem_p2p_hold_wait() waits */
 struct vgem_p2p_hold {
 	u32 on;
-	atomic_t held;
+	atomic_t held;			/* how many wait */
 	wait_queue_head_t wq;
 };
 
-/*
- * The VRAM manager: a TTM resource manager over [0, vram_size) of the
- * BAR, on drm_mm as ttm_range_manager is, that fills what it frees with
- * VGEM_P2P_POISON_BYTE (vgem_p2p_vram_mgr.c).
- */
+/* TTM's VRAM manager over [0, vram_size) of the BAR */
 struct vgem_p2p_vram_mgr {
 	struct ttm_resource_manager manager;
 	spinlock_t lock;		/* protects mm */
@@ -208,14 +174,11 @@ struct vgem_p2p_object {
 	struct vgem_p2p_client *owner;
 
 	/*
-	 * Where the object is, as the last move left it: its VRAM offset, ~0
-	 * in system memory, a copy of what its TTM resource says for
-	 * OBJ_INFO, debugfs and fdinfo, which do not take the dma_resv.
-	 * Written under the dma_resv (the move callback), read with
-	 * READ_ONCE() elsewhere (vgem_p2p_in_vram()).
+	 * The resource's VRAM offset (~0: system memory) and populated
+	 * pages, for readers without the dma_resv (OBJ_INFO, debugfs,
+	 * fdinfo): written under it, read with READ_ONCE().
 	 */
 	u64 vram_offset;
-	/* pages of its ttm_tt while populated, for fdinfo; as vram_offset */
 	unsigned long nr_pages;
 	/* VGEM_P2P_REASON_* of the last placement change, under the dma_resv */
 	u32 reason;
@@ -230,22 +193,16 @@ struct vgem_p2p_object {
 	unsigned int nr_maps;
 	unsigned int nr_fallback_maps;
 	/*
-	 * Of those, the leases of importers that cannot reach the BAR
-	 * (vgem_p2p_lease.refused): while there are any, no importer's
-	 * lookup brings the object back to VRAM, so that importers of
-	 * mixed reachability do not bounce it (vgem_p2p_held_in_system()).
-	 * Raised before the lookup takes the dma_resv, so that a placement
-	 * decision sees every lease given before it.
+	 * Leases of importers that cannot reach the BAR: they hold the
+	 * object in system memory (vgem_p2p_held_in_system()). Raised
+	 * before the lookup takes the dma_resv, so a placement decision
+	 * sees every lease given before it.
 	 */
 	unsigned int nr_refused_maps;
 	atomic64_t p2p_maps_total;
 	atomic64_t fallback_maps_total;
 
-	/*
-	 * Our dma-buf while it exists (export to release), under the
-	 * object's dma_resv. Not obj->dma_buf, which is dropped with the last
-	 * GEM handle while the dma-buf and its attachments live on.
-	 */
+	/* under the dma_resv; obj->dma_buf goes with the last handle */
 	struct dma_buf *dmabuf;
 	atomic_t nr_attachments;
 	/* of those, without peer2peer: they hold it in system memory too */
@@ -299,20 +256,17 @@ enum vgem_p2p_map_kind {
 };
 
 /*
- * One importer's lease on a range of an object, given by p2p_lookup and
- * freed by p2p_release: the export policy's record of who uses the
- * object, and how. Holds a reference on the object, and no DMA state:
- * the importer maps and unmaps.
+ * An importer's lease on a range of an object, from p2p_lookup to
+ * p2p_release: who uses it, and how. It holds a reference on the object
+ * and no DMA state: the importer maps and unmaps.
  */
 struct vgem_p2p_lease {
 	struct p2p_lease base;
 	struct vgem_p2p_object *bo;
 	struct device *importer;
 	struct list_head link;		/* in bo->maps, under maps_lock */
-	/* where the importer reaches the pages, as pci_p2pdma_map_type() says */
-	enum vgem_p2p_map_kind kind;
-	/* the importer cannot (or may not) reach the BAR: see nr_refused_maps */
-	bool refused;
+	enum vgem_p2p_map_kind kind;	/* as pci_p2pdma_map_type() says */
+	bool refused;			/* see nr_refused_maps */
 	enum dma_data_direction dir;	/* DMA_BIDIRECTIONAL: it may write */
 	pgoff_t first;			/* first page of the object */
 	unsigned long npages;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * vgem fences, unchanged from drivers/gpu/drm/vgem/vgem_fence.c (MIT,
- * Copyright 2016 Intel Corporation) so that vgem's uAPI keeps working.
+ * vgem fences, from drivers/gpu/drm/vgem/vgem_fence.c (MIT, Copyright 2016
+ * Intel Corporation), so that vgem's uAPI keeps working.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -52,7 +52,6 @@ static const struct dma_fence_ops vgem_fence_ops = {
 	.get_driver_name = vgem_fence_get_driver_name,
 	.get_timeline_name = vgem_fence_get_timeline_name,
 	.release = vgem_fence_release,
-
 	.fence_value_str = vgem_fence_value_str,
 	.timeline_value_str = vgem_fence_timeline_value_str,
 };
@@ -77,33 +76,17 @@ static struct dma_fence *vgem_fence_create(struct vgem_p2p_file *vfile,
 	dma_fence_init(&fence->base, &vgem_fence_ops, &fence->lock,
 		       dma_fence_context_alloc(1), 1);
 
+	/* expire within 10s, so that a forgotten fence cannot hang anyone */
 	timer_setup(&fence->timer, vgem_fence_timeout, TIMER_IRQSAFE);
-
-	/* We force the fence to expire within 10s to prevent driver hangs */
 	mod_timer(&fence->timer, jiffies + VGEM_FENCE_TIMEOUT);
 
 	return &fence->base;
 }
 
 /*
- * vgem_fence_attach_ioctl (DRM_IOCTL_VGEM_FENCE_ATTACH):
- *
- * Create and attach a fence to the vGEM handle. This fence is then exposed
- * via the dma-buf reservation object and visible to consumers of the exported
- * dma-buf. If the flags contain VGEM_FENCE_WRITE, the fence indicates the
- * vGEM buffer is being written to by the client and is exposed as an exclusive
- * fence, otherwise the fence indicates the client is current reading from the
- * buffer and all future writes should wait for the client to signal its
- * completion. Note that if a conflicting fence is already on the dma-buf (i.e.
- * an exclusive fence when adding a read, or any fence when adding a write),
- * -EBUSY is reported. Serialisation between operations should be handled
- * by waiting upon the dma-buf.
- *
- * This returns the handle for the new fence that must be signaled within 10
- * seconds (or otherwise it will automatically expire). See
- * vgem_fence_signal_ioctl (DRM_IOCTL_VGEM_FENCE_SIGNAL).
- *
- * If the vGEM handle does not exist, vgem_fence_attach_ioctl returns -ENOENT.
+ * DRM_IOCTL_VGEM_FENCE_ATTACH: add a read (or, with VGEM_FENCE_WRITE, write)
+ * fence to the object's dma_resv and return its handle. -EBUSY if a
+ * conflicting fence is pending: callers serialise by waiting on the dma-buf.
  */
 int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
 				struct drm_file *file)
@@ -116,10 +99,7 @@ int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
 	struct dma_fence *fence;
 	int ret;
 
-	if (arg->flags & ~VGEM_FENCE_WRITE)
-		return -EINVAL;
-
-	if (arg->pad)
+	if ((arg->flags & ~VGEM_FENCE_WRITE) || arg->pad)
 		return -EINVAL;
 
 	obj = drm_gem_object_lookup(file, arg->handle);
@@ -132,7 +112,6 @@ int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
 		goto err;
 	}
 
-	/* Check for a conflicting fence */
 	resv = obj->resv;
 	usage = dma_resv_usage_rw(arg->flags & VGEM_FENCE_WRITE);
 	if (!dma_resv_test_signaled(resv, usage)) {
@@ -140,7 +119,6 @@ int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
 		goto err_fence;
 	}
 
-	/* Expose the fence via the dma-buf */
 	dma_resv_lock(resv, NULL);
 	ret = dma_resv_reserve_fences(resv, 1);
 	if (!ret)
@@ -148,7 +126,6 @@ int vgem_p2p_fence_attach_ioctl(struct drm_device *dev, void *data,
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	dma_resv_unlock(resv);
 
-	/* Record the fence in our idr for later signaling */
 	if (ret == 0) {
 		mutex_lock(&vfile->fence_mutex);
 		ret = idr_alloc(&vfile->fence_idr, fence, 1, 0, GFP_KERNEL);
@@ -169,20 +146,8 @@ err:
 }
 
 /*
- * vgem_fence_signal_ioctl (DRM_IOCTL_VGEM_FENCE_SIGNAL):
- *
- * Signal and consume a fence ealier attached to a vGEM handle using
- * vgem_fence_attach_ioctl (DRM_IOCTL_VGEM_FENCE_ATTACH).
- *
- * All fences must be signaled within 10s of attachment or otherwise they
- * will automatically expire (and a vgem_fence_signal_ioctl returns -ETIMEDOUT).
- *
- * Signaling a fence indicates to all consumers of the dma-buf that the
- * client has completed the operation associated with the fence, and that the
- * buffer is then ready for consumption.
- *
- * If the fence does not exist (or has already been signaled by the client),
- * vgem_fence_signal_ioctl returns -ENOENT.
+ * DRM_IOCTL_VGEM_FENCE_SIGNAL: signal and consume an attached fence.
+ * -ETIMEDOUT if it had already expired, -ENOENT if it is unknown or consumed.
  */
 int vgem_p2p_fence_signal_ioctl(struct drm_device *dev, void *data,
 				struct drm_file *file)
@@ -215,7 +180,6 @@ int vgem_p2p_fence_open(struct vgem_p2p_file *vfile)
 {
 	mutex_init(&vfile->fence_mutex);
 	idr_init_base(&vfile->fence_idr, 1);
-
 	return 0;
 }
 

@@ -2,13 +2,6 @@
 /*
  * GEM objects, which are TTM buffer objects: creation in VRAM or system
  * memory, dumb buffers, OBJ_INFO, and destruction.
- *
- * The last GEM reference to an object may be dropped by p2p_release,
- * which runs in an importer's mmu notifier callback and must not sleep,
- * while TTM's release of a BO sleeps: so the GEM free callback queues the
- * TTM put (free_work). And the object holds a reference on the device,
- * whose release finishes the ttm_device: dropped from destroy_work, not
- * from TTM's delayed-delete worker, which ttm_device_fini() flushes.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -19,11 +12,15 @@
 
 #include "vgem_p2p_drv.h"
 
-/* Module-wide, so that it outlives every device: see vgem_p2p_free_wq_fini */
+/* Module-wide, so that it outlives every device */
 static struct workqueue_struct *vgem_p2p_free_wq;
 /* Objects not destroyed yet, TTM's delayed deletes among them */
 static atomic_t vgem_p2p_live_objects = ATOMIC_INIT(0);
 
+/*
+ * On our workqueue: the last device reference ends the ttm_device, whose
+ * fini flushes TTM's delayed-delete worker, where bo_destroy may run.
+ */
 static void vgem_p2p_destroy_work(struct work_struct *work)
 {
 	struct vgem_p2p_object *bo =
@@ -31,7 +28,6 @@ static void vgem_p2p_destroy_work(struct work_struct *work)
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 
 	kfree(bo);
-	/* the object's reference on the device, taken at creation */
 	drm_dev_put(&vdev->drm);
 	if (atomic_dec_and_test(&vgem_p2p_live_objects))
 		wake_up_var(&vgem_p2p_live_objects);
@@ -58,17 +54,15 @@ static void vgem_p2p_free_work(struct work_struct *work)
 		container_of(work, struct vgem_p2p_object, free_work);
 
 	/*
-	 * Fences still pending (vgem's own, attached by a client that has
-	 * gone) may stand for DMA to the object. Wait here, so that TTM's
-	 * release finds it idle and frees it now, not from its delayed
-	 * delete, which may outlive the module.
+	 * Wait for fences left by gone clients (they may stand for DMA), so
+	 * TTM frees it now, not from a delayed delete that may outlive us.
 	 */
 	dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
 			      false, MAX_SCHEDULE_TIMEOUT);
 	ttm_bo_put(&bo->tbo);
 }
 
-/* May be called in atomic context, from p2p_release */
+/* May run in atomic context (p2p_release); TTM's release sleeps */
 static void vgem_p2p_gem_free(struct drm_gem_object *obj)
 {
 	queue_work(vgem_p2p_free_wq, &to_vgem_p2p_obj(obj)->free_work);
@@ -83,10 +77,8 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 };
 
 /*
- * @client: who creates it, charged for its VRAM
- * @may_fall_back: a VRAM object that finds no room, or no quota left, is
- * placed in system memory, as if evicted at once, instead of failing
- * with -ENOSPC or -EDQUOT
+ * @may_fall_back: without VRAM room or @client quota, start in system
+ * memory, as if evicted at once, instead of -ENOSPC or -EDQUOT.
  */
 static struct vgem_p2p_object *
 vgem_p2p_object_create(struct vgem_p2p_device *vdev,
@@ -109,10 +101,7 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size > vdev->vram_size &&
 	    !may_fall_back)
 		return ERR_PTR(-ENOSPC);
-	/*
-	 * One that starts in VRAM must be evictable: system memory must be
-	 * able to hold it too (vgem_p2p_tt_populate()).
-	 */
+	/* one that starts in VRAM must be evictable (vgem_p2p_tt_populate()) */
 	if (!(flags & VGEM_P2P_CREATE_SYSTEM) && size <= vdev->vram_size &&
 	    size > (u64)(totalram_pages() / 2) << PAGE_SHIFT)
 		return ERR_PTR(-EINVAL);
@@ -143,17 +132,13 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (ret)
 		return ERR_PTR(ret == -ENOSPC ? -ENOMEM : ret);
 	/*
-	 * Created in system memory, then placed: cleared on the way in
-	 * (vgem_p2p_bo_move()), with only its own dma_resv held, which
-	 * eviction and compaction skip. A SYSTEM object gets its zeroed
-	 * pages on first use.
+	 * Created in system memory, then placed; vgem_p2p_bo_move() clears
+	 * VRAM on the way in. SYSTEM objects get zeroed pages on first use.
 	 */
-	ret = 0;
-	if (!(flags & VGEM_P2P_CREATE_SYSTEM)) {
-		ret = vgem_p2p_place(bo, VGEM_P2P_TO_VRAM);
-		if ((ret == -ENOSPC || ret == -EDQUOT) && may_fall_back)
-			ret = 0;
-	}
+	ret = flags & VGEM_P2P_CREATE_SYSTEM ? 0 :
+	      vgem_p2p_place(bo, VGEM_P2P_TO_VRAM);
+	if ((ret == -ENOSPC || ret == -EDQUOT) && may_fall_back)
+		ret = 0;
 	bo->created = true;
 	dma_resv_unlock(bo->tbo.base.resv);
 	if (ret) {
@@ -171,10 +156,7 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 	struct vgem_p2p_object *bo;
 	int ret, idx;
 
-	/*
-	 * Unplug evicts every object it can see: one created after that
-	 * would land in, and clear, a BAR that is no longer ours.
-	 */
+	/* unplug evicts what it sees: a later one would clear a BAR not ours */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
 	bo = vgem_p2p_object_create(vdev, vfile->client, size, flags,
@@ -201,13 +183,7 @@ int vgem_p2p_dumb_create(struct drm_file *file, struct drm_device *dev,
 	args->pitch = pitch;
 	args->size = PAGE_ALIGN(size);
 
-	/*
-	 * In VRAM like any framebuffer, but where vgem would succeed, so do
-	 * we: without room (larger than VRAM, all of it pinned, or the
-	 * client's quota used up) the buffer starts in system memory, and
-	 * comes back to VRAM on use once there is room, like an evicted
-	 * object.
-	 */
+	/* in VRAM, falling back to system memory where vgem would succeed */
 	return vgem_p2p_create_handle(file, to_vgem_p2p(dev), args->size, 0,
 				      true, &args->handle);
 }
@@ -291,10 +267,8 @@ int vgem_p2p_free_wq_init(void)
 }
 
 /*
- * Module exit: an importer's last p2p_release drops its module reference
- * right after queueing a free, and TTM's worker may still hold an object
- * whose release it delayed for a busy or held dma_resv: wait for every
- * object before the code goes away.
+ * Module exit: a last p2p_release may have just queued a free, and TTM may
+ * still hold delayed deletes: wait for every object before the code goes.
  */
 void vgem_p2p_free_wq_fini(void)
 {

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU mappings: TTM's (ttm_bo_mmap_obj(), a VM_IO | VM_PFNMAP vma),
- * with a fault handler that does what this driver does before TTM maps
- * an object, as amdgpu's amdgpu_gem_fault() does: refuse device-only
- * objects, bring an evicted object back to VRAM, and keep serving system
- * memory after unplug. The same vm_ops offer p2p_lookup/p2p_release to
- * importing devices (vgem_p2p_export.c).
+ * CPU mappings: TTM's vmas, with a fault handler that, like
+ * amdgpu_gem_fault(), refuses device-only objects, returns evicted ones to
+ * VRAM and serves system memory after unplug; and p2p_lookup/p2p_release.
  */
 #include <linux/mm.h>
 
@@ -14,11 +11,9 @@
 #include "vgem_p2p_drv.h"
 
 /*
- * The vma holds a GEM reference besides TTM's, as GEM vmas do
- * (drm_gem_vm_open()): importers' leases take GEM references, which
- * must not be taken on an object whose handles are all closed while a
- * vma still maps it. drm_gem_mmap_obj() took it; drm_gem_ttm_mmap()
- * would drop it.
+ * The vma keeps the GEM reference drm_gem_mmap_obj() took, as GEM vmas do
+ * (drm_gem_vm_open()), for leases to take theirs once the handles are
+ * closed; drm_gem_ttm_mmap() would drop it.
  */
 int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
@@ -40,10 +35,8 @@ static void vgem_p2p_vm_close(struct vm_area_struct *vma)
 }
 
 /*
- * A page of system memory the fault cannot have gets SIGBUS, as
- * drm_gem_shmem_fault() gives one: TTM says VM_FAULT_OOM, which since
- * pagefault_out_of_memory() no longer kills outside a memcg would only
- * retry the fault for ever.
+ * SIGBUS without system pages, as drm_gem_shmem_fault(): TTM's VM_FAULT_OOM
+ * would retry for ever, as the OOM path no longer kills outside a memcg.
  */
 static vm_fault_t vgem_p2p_fault_reserved(struct vm_fault *vmf,
 					  struct vgem_p2p_object *bo)
@@ -73,11 +66,7 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 		return ret;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
-		/*
-		 * An evicted VRAM object comes back on use, if that costs no
-		 * one else their place; not while importers use it through
-		 * the fallback, which would only push it out again.
-		 */
+		/* not while fallback importers would only push it out again */
 		if (vgem_p2p_may_return(bo) && !READ_ONCE(bo->nr_fallback_maps) &&
 		    !atomic_read(&bo->dmabuf_system_maps) &&
 		    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
@@ -97,17 +86,11 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 }
 
 /*
- * Importers mirror the vma with mmu notifiers and p2p_lookup(), not
- * through its page tables, so mprotect()'s change_protection() - which
- * walks only populated page tables and never has any over a device-only
- * object - would leave them with the permissions they had. Dropping a
- * permission therefore zaps the range: zap_vma_ptes() invalidates it
- * through the mmu notifiers whether or not ptes exist, importers
- * release, and their next lookup sees the new vm_flags (vma_p2p_lookup()
- * checks VM_WRITE, we VM_READ). mprotect() holds mmap_lock for writing,
- * so no importer looks up again before the new flags are in place. SGX's
- * sgx_vma_mprotect() is the precedent for the hook; it only refuses, we
- * only revoke.
+ * Importers mirror the vma through mmu notifiers and p2p_lookup(), which
+ * change_protection() (populated ptes only) does not reach. Dropping a
+ * permission zaps the range: the notifiers fire even without ptes, and the
+ * next lookup, after mprotect() drops mmap_lock, sees the new vm_flags. The
+ * hook as SGX's sgx_vma_mprotect().
  */
 static int vgem_p2p_mprotect(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end, unsigned long newflags)

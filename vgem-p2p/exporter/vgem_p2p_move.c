@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Forced moves (DRM_IOCTL_VGEM_P2P_MOVE) and compaction of fragmented
- * VRAM. Both are TTM validations (vgem_p2p_ttm.c): TTM zaps the object's
- * CPU mappings, which invalidates its vma importers, and the move
- * callback tells its dma-buf importers and waits for its fences before
- * it copies.
+ * VRAM, both TTM validations that invalidate importers (vgem_p2p_ttm.c).
  */
 #include <linux/sched.h>
 
@@ -12,12 +9,7 @@
 
 #include "vgem_p2p_drv.h"
 
-/*
- * Slide @bo into the lowest hole below it that holds it, if there is
- * one: a placement range that ends where it starts, with no busy
- * placement, so that nothing is evicted. Only an object that moves is
- * invalidated.
- */
+/* Into the lowest hole below @bo, if any; no busy placement: no eviction */
 static void vgem_p2p_compact_one(struct vgem_p2p_object *bo)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
@@ -32,15 +24,10 @@ static void vgem_p2p_compact_one(struct vgem_p2p_object *bo)
 	ttm_bo_validate(&bo->tbo, &pl, &ctx);
 }
 
-/**
- * vgem_p2p_compact - slide VRAM objects down into the holes below them
- * @vdev: the device
- *
- * Walks the objects in address order, each moved to the lowest hole
- * below it that holds it, so that the holes left merge above them, as a
- * driver would re-validate its BOs into a lower range. Objects that are
- * pinned, whose dma_resv is held (the caller's own among them) or that
- * have unsignalled fences stay where they are, as eviction skips them.
+/*
+ * Slide VRAM objects, in address order, down into holes so that the holes
+ * merge above them. Pinned, reserved (the caller's own too) and busy objects
+ * stay, as eviction skips them.
  */
 void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 {
@@ -98,10 +85,8 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 	if (args->flags || args->pad)
 		return -EINVAL;
 	/*
-	 * A move into VRAM is an allocation like a creation: it may evict
-	 * other clients' objects, within the client's quota, as any TTM
-	 * driver's allocation does (vgem_p2p_client.c). Picking the offset
-	 * is a debugging tool, for CAP_SYS_ADMIN only.
+	 * A move into VRAM may evict others within the client's quota, as a
+	 * creation may; choosing the offset is a debug tool for CAP_SYS_ADMIN.
 	 */
 	switch (args->target) {
 	case VGEM_P2P_MOVE_VRAM_AT:

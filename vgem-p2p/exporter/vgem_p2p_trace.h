@@ -69,7 +69,7 @@ DECLARE_EVENT_CLASS(vgem_p2p_move_class,
 		  __entry->bo, __entry->size, __entry->from, __entry->to)
 );
 
-/* A move starts copying, without the device lock (vgem_p2p_move.c) */
+/* A move starts copying */
 DEFINE_EVENT(vgem_p2p_move_class, vgem_p2p_move_begin,
 	TP_PROTO(struct vgem_p2p_object *bo, u64 from, u64 to),
 	TP_ARGS(bo, from, to));

@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The TTM driver: placements, moves, and where an object's memory is.
- *
- * VRAM is TTM_PL_VRAM (vgem_p2p_vram_mgr.c); system memory is
- * TTM_PL_SYSTEM, the object's ttm_tt, cached, zeroed on allocation. There
- * is no GART, so no TTM_PL_TT. Moves are TTM's: ttm_bo_validate() zaps
- * every CPU mapping of the object (ttm_bo_unmap_virtual(), which fires
- * the mmu notifiers of every process mapping it, so vma importers let go
- * before the move goes on), then calls vgem_p2p_bo_move(), which tells
- * dma-buf importers, waits for every fence of the object and copies with
- * ttm_bo_move_memcpy(), as drivers without a copy engine do. All of it
- * under the object's dma_resv only: other objects are used and moved
- * meanwhile.
- *
- * What is this driver's own: the quota charge of an object's VRAM
- * (vgem_p2p_client.c), the reasons OBJ_INFO reports, and compaction
- * before eviction (vgem_p2p_place()).
+ * The TTM driver: placements and moves between VRAM (vgem_p2p_vram_mgr.c)
+ * and TTM_PL_SYSTEM; no GART. In a move TTM zaps CPU mappings and so vma
+ * importers; vgem_p2p_bo_move() tells dma-buf importers, waits for fences
+ * and copies with ttm_bo_move_memcpy(), as drivers without a copy engine do.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -64,12 +52,9 @@ static struct ttm_tt *vgem_p2p_tt_create(struct ttm_buffer_object *tbo,
 }
 
 /*
- * An object may be larger than RAM, as vgem's dumb buffers may: it is
- * created, but gets no pages. Failing with -ENOMEM beats invoking the OOM
- * killer, which cannot see whose the pages are: so no object gets more
- * than half of RAM (TTM's own limit on all of them, ttm_pages_limit), and
- * the pool allocates with __GFP_RETRY_MAYFAIL on every path, TTM's fault
- * and p2p lookup included.
+ * An object may be larger than RAM, as vgem's dumb buffers may. -ENOMEM
+ * beats the OOM killer: at most half of RAM per object (ttm_pages_limit's
+ * share for all), and __GFP_RETRY_MAYFAIL on every path, fault included.
  */
 static int vgem_p2p_tt_populate(struct ttm_device *bdev, struct ttm_tt *ttm,
 				struct ttm_operation_ctx *ctx)
@@ -87,8 +72,7 @@ static int vgem_p2p_tt_populate(struct ttm_device *bdev, struct ttm_tt *ttm,
 	return ret;
 }
 
-static void vgem_p2p_tt_unpopulate(struct ttm_device *bdev,
-				   struct ttm_tt *ttm)
+static void vgem_p2p_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *ttm)
 {
 	struct vgem_p2p_tt *tt = container_of(ttm, struct vgem_p2p_tt, ttm);
 
@@ -108,11 +92,7 @@ static void vgem_p2p_evict_flags(struct ttm_buffer_object *tbo,
 	*placement = vgem_p2p_sys_placement;
 }
 
-/*
- * An object with unsignalled fences is not evicted for somebody else: its
- * move would wait for them (vgem_p2p_bo_move()), and nobody asked to move
- * it. TTM skips it as it skips one whose dma_resv is held.
- */
+/* Like reserved objects, busy ones are not evicted: their move would wait */
 static bool vgem_p2p_eviction_valuable(struct ttm_buffer_object *tbo,
 				       const struct ttm_place *place)
 {
@@ -130,10 +110,10 @@ static void vgem_p2p_moved(struct vgem_p2p_object *bo, bool evict, u64 from,
 	bo->moves++;
 	atomic64_inc(&vdev->stats.moves);
 	atomic64_add(bo->tbo.base.size, &vdev->stats.bytes_copied);
-	/* TTM's eviction; the callers of other moves say why */
+	/* callers of other moves set their own reason */
 	if (evict)
 		bo->reason = VGEM_P2P_REASON_EVICTED;
-	/* counted and traced as evictions: every move out of VRAM */
+	/* every move out of VRAM counts as an eviction */
 	if (to == VGEM_P2P_NOWHERE) {
 		atomic64_inc(&vdev->stats.evictions);
 		trace_vgem_p2p_evict(bo, from);
@@ -143,12 +123,8 @@ static void vgem_p2p_moved(struct vgem_p2p_object *bo, bool evict, u64 from,
 }
 
 /*
- * ttm_device_funcs.move. TTM has zapped the CPU mappings already, and
- * with them the vma importers (ttm_bo_handle_move_mem()). Tell the
- * dma-buf importers, then wait: an importer may still use the old place
- * through what it mapped before, which the dma-buf contract keeps valid
- * until its fences signal. The old VRAM is poisoned as it is freed
- * (vgem_p2p_vram_mgr.c).
+ * ttm_device_funcs.move. CPU mappings and vma importers are gone already;
+ * dma-buf importers may use the old place until their fences signal.
  */
 static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			    struct ttm_operation_ctx *ctx,
@@ -228,13 +204,11 @@ static void vgem_p2p_swap_notify(struct ttm_buffer_object *tbo)
 static int vgem_p2p_io_mem_reserve(struct ttm_device *bdev,
 				   struct ttm_resource *mem)
 {
-	struct vgem_p2p_device *vdev = bdev_to_vdev(bdev);
-
 	switch (mem->mem_type) {
 	case TTM_PL_SYSTEM:
 		return 0;
 	case TTM_PL_VRAM:
-		mem->bus.offset = vdev->bar_phys +
+		mem->bus.offset = bdev_to_vdev(bdev)->bar_phys +
 				  ((u64)mem->start << PAGE_SHIFT);
 		mem->bus.is_iomem = true;
 		mem->bus.caching = ttm_write_combined;
@@ -268,23 +242,12 @@ static int vgem_p2p_validate(struct vgem_p2p_object *bo,
 	return ttm_bo_validate(&bo->tbo, placement, &ctx);
 }
 
-/**
- * vgem_p2p_place - put an object in system memory or VRAM
- * @bo: the object, whose dma_resv the caller holds
- * @where: where, and at what cost to other objects
- *
- * Into VRAM, first where there is room; then, when enough VRAM is free
- * but in pieces, after compacting it; then, but for
- * %VGEM_P2P_RETURN_TO_VRAM, by evicting the objects placed in VRAM
- * longest ago (TTM's busy placement: its LRU, which nothing here
- * bumps), waiting for those TTM skipped because another held them or
- * they were being freed. ttm_bo_validate() with no busy placement never
- * evicts, and says -ENOMEM when nothing fits.
- *
- * To system memory, with every page populated: whoever asks for it
- * (MOVE_SYSTEM, a dma-buf map or pin, an importer that will not get the
- * BAR) uses them all.
- *
+/*
+ * Into VRAM: where there is room, else after compacting, else (not for
+ * RETURN_TO_VRAM) by evicting the oldest (TTM's LRU), waiting for objects
+ * TTM skipped as held or being freed; without busy placement TTM never
+ * evicts and says -ENOMEM. Into system memory fully populated: whoever
+ * asks uses every page.
  * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
  * client; -EINVAL pinned; -ENOMEM for system memory.
  */
@@ -317,9 +280,8 @@ int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
 			return -EDQUOT;
 	} else if (where == VGEM_P2P_TO_VRAM_ELSEWHERE) {
 		/*
-		 * Wholly below or above where it is; no range below a start
-		 * too low for it, whose lpfn would be 0, meaning anywhere,
-		 * or make TTM evict for a place that can never fit.
+		 * Wholly above or below it; no "below" range where it cannot
+		 * fit (lpfn 0 means anywhere; TTM would evict in vain).
 		 */
 		places[0].fpfn = res->start + npages;
 		if (res->start >= npages) {
@@ -354,15 +316,10 @@ int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
 	return ret == -ENOMEM ? -ENOSPC : ret;
 }
 
-/**
- * vgem_p2p_place_at - put an object in VRAM at an offset
- * @bo: the object, whose dma_resv the caller holds
- * @offset: the page-aligned VRAM offset, the object within VRAM there
- *
- * Nothing is evicted or compacted for it.
- *
- * Return: 0; -EBUSY if any of the range is allocated, to this object too;
- * -EDQUOT; -EINVAL pinned.
+/*
+ * Into VRAM at @offset, evicting and compacting nothing. Return: 0; -EBUSY
+ * if any of the range is allocated, to this object too; -EDQUOT; -EINVAL
+ * pinned.
  */
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 {

@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VRAM: the ivshmem BAR below devmem, as a TTM resource manager. It is
- * ttm_range_manager (drm_mm, in pages) with two differences, which are
- * why it is ours, as amdgpu_vram_mgr is amdgpu's: what it frees is
- * filled with VGEM_P2P_POISON_BYTE before it can be allocated again, so
- * that a device still using an address it should have given up reads
- * poison, not another object's data; and a placement restricted to a
- * range (compaction, VGEM_P2P_MOVE_VRAM_AT) takes its lowest hole.
- *
- * It never evicts: TTM does (ttm_bo_mem_force_space()), and compaction
- * is the caller's (vgem_p2p_move.c).
+ * VRAM as a TTM resource manager: ttm_range_manager (drm_mm, in pages),
+ * but what it frees is poisoned before reuse, so a device that kept an
+ * address reads poison, not another object's data; and a range-restricted
+ * place (compaction, VGEM_P2P_MOVE_VRAM_AT) takes its lowest hole. It
+ * never evicts: TTM does.
  */
 #include <linux/io.h>
 #include <linux/slab.h>
@@ -29,7 +24,7 @@ static struct vgem_p2p_device *mgr_to_vdev(struct ttm_resource_manager *man)
 	return container_of(man, struct vgem_p2p_device, vram.manager);
 }
 
-/* Under the manager's lock: a node's BO outlives it, the node goes first */
+/* Under the manager's lock, which the node leaves before its BO goes */
 static struct ttm_buffer_object *node_to_tbo(struct drm_mm_node *node)
 {
 	return container_of(node, struct ttm_range_mgr_node,
@@ -77,7 +72,7 @@ static void vgem_p2p_vram_mgr_free(struct ttm_resource_manager *man,
 	struct vgem_p2p_device *vdev = mgr_to_vdev(man);
 	int idx;
 
-	/* nobody else has the range yet: no lock needed, and 64 MiB is slow */
+	/* not yet free, so unlocked: 64 MiB is slow */
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		memset_io(vdev->bar + ((u64)res->start << PAGE_SHIFT),
 			  VGEM_P2P_POISON_BYTE, (u64)res->num_pages << PAGE_SHIFT);
@@ -140,7 +135,7 @@ void vgem_p2p_vram_mgr_init(struct vgem_p2p_device *vdev)
 	ttm_resource_manager_set_used(man, true);
 }
 
-/* After every object left VRAM: the device is gone, or going */
+/* The device is gone or going: every object has left VRAM */
 void vgem_p2p_vram_mgr_fini(struct vgem_p2p_device *vdev)
 {
 	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
@@ -182,18 +177,11 @@ bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size)
 	return !fits;
 }
 
-/**
- * vgem_p2p_vram_contended - is VRAM held by objects skipped for now?
- * @vdev: the device
- * @self: the object being placed, whose dma_resv the caller holds
- *
- * TTM's eviction skips an object whose dma_resv another holds (a fault,
- * a lookup, its own move) and one being freed, and then says there is
- * no room. Those are contention, not a lack of room, and an allocation
- * that failed waits for them (vgem_p2p_place()). Objects with pending
- * fences are skipped for good: nobody asked to wait for them.
- *
- * Return: true if an unpinned object other than @self is such.
+/*
+ * Does VRAM hold an unpinned object other than @self that TTM's eviction
+ * skips for now (its dma_resv held, or being freed)? That is contention,
+ * not a lack of room: vgem_p2p_place() waits for it. Fenced objects are
+ * skipped for good.
  */
 bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
 			     struct vgem_p2p_object *self)
@@ -218,15 +206,9 @@ bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
 	return busy;
 }
 
-/**
- * vgem_p2p_vram_next - the lowest object in VRAM at or above a cursor
- * @vdev: the device
- * @cursor: in: a VRAM offset; out: the end of the object found
- *
- * For compaction, which walks VRAM in address order while objects move:
- * looked up afresh each time.
- *
- * Return: the object, with a TTM reference, or NULL.
+/*
+ * For compaction's walk while objects move: the lowest object at or above
+ * *@cursor, referenced, or NULL; *@cursor becomes its end.
  */
 struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
 					   u64 *cursor)
@@ -241,7 +223,6 @@ struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
 		if (node->start < *cursor >> PAGE_SHIFT)
 			continue;
 		*cursor = (node->start + node->size) << PAGE_SHIFT;
-		/* the resource of a BO being released may be freed now */
 		if (ttm_bo_get_unless_zero(node_to_tbo(node))) {
 			tbo = node_to_tbo(node);
 			break;

@@ -4,28 +4,7 @@
  *
  * Lock order, outermost first:
  *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic.dma_lock >
- *   dma_resv of a dma-buf > the mirror lock (*edu_nic_mr.lock: a
- *   registration's umem_mutex, or a dma-buf registration's own_lock)
- * A transfer takes the engine (dma_lock) before it locks the mirror, and
- * locks it only around each command that uses its address: an
- * invalidation waits for that command, never for the shared engine's
- * queue.
- * The mirror lock is taken by the mmu notifier invalidate callback, which
- * may run under reclaim: nothing allocates with reclaim (GFP_KERNEL,
- * ioremap) or faults on user memory while holding it or anything inside
- * it. The bulk mode copies to and from user memory under it only with
- * page faults disabled (pagefault_disable()), and faults the user pages
- * in after dropping it, as i915's pread/pwrite fast paths do. lockdep
- * learns reclaim -> mirror lock up front (edu_nic_mr_lockdep_prime() at
- * load, and at each registration for the umem's mutex), so a violation
- * is reported at once.
- *
- * A dma-buf registration's mapping is made and dropped under the
- * dma-buf's dma_resv (ib_umem_dmabuf_map_pages(), and move_notify, which
- * the exporter calls with it held, possibly from inside its own locks),
- * and each DMA command runs under it: so a DMA never overlaps a move.
- * Its own_lock only guards its state and counters there; nothing calls
- * the exporter under it.
+ *   dma_resv of a dma-buf > the mirror lock (*edu_nic_mr.lock)
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -68,17 +47,14 @@ struct ib_umem_odp;
 #define EDU_BUF_ADDR		0x40000
 #define EDU_BUF_SIZE		4096
 /*
- * The largest transfer per command. QEMU before 8.0 checks the buffer end
- * exclusively (a transfer may not touch the last byte) and aborts the
- * whole VM with hw_error() when a command breaks the rule, so stay well
- * inside: half the buffer, two commands per page.
+ * The largest transfer per command: half the buffer. QEMU before 8.0
+ * aborts the VM when a transfer touches the buffer's last byte.
  */
 #define EDU_XFER_MAX		2048
 
 /*
- * struct edu_nic_dev_counters - a device's counters, the kernel side of
- * struct edu_nic_stats. Atomics, since every registration adds to them;
- * a registration's own counters are a struct edu_nic_stats under its lock.
+ * struct edu_nic_dev_counters - the device-wide struct edu_nic_stats,
+ * atomic since every registration adds to it
  */
 struct edu_nic_dev_counters {
 	atomic64_t pages_p2p;
@@ -102,7 +78,7 @@ struct edu_nic_dev_counters {
 /**
  * struct edu_nic - one bound edu device
  * @ibdev: the RDMA device its registrations' umems belong to; first, as
- *	ib_alloc_device() wants: the allocation is the ib_device's.
+ *	ib_alloc_device() wants.
  * @pdev: the PCI device.
  * @regs: BAR0.
  * @id: index in the device name, edu_nic<id>.
@@ -114,14 +90,13 @@ struct edu_nic_dev_counters {
  * @dma_done: completed by the interrupt handler at the end of a command.
  * @bounce: coherent page the engine copies the edu buffer to and from.
  * @bounce_dma: its DMA address.
- * @dead: set under @dma_lock (and @mr_list_lock) when the device unbinds:
- *	no more commands, no more mirroring.
- * @wedged: a command timed out; bus mastering is off and the engine is
- *	not used again.
+ * @dead: the device is unbound: no more commands, no more mirroring. Set
+ *	under both @dma_lock and @mr_list_lock.
+ * @wedged: a command timed out; bus mastering is off for good.
  * @irq: the device's interrupt, its one vector.
- * @irq_held: fault injection (fail_dma_irq_late) holds the interrupt line
- *	disabled, with a command's interrupt pending behind it, until the
- *	next command has started. Under @dma_lock.
+ * @irq_held: fail_dma_irq_late keeps the line disabled, a command's
+ *	interrupt pending, until the next command has started. Under
+ *	@dma_lock.
  * @mr_list_lock: protects @mr_list.
  * @mr_list: every live registration on this device, for debugfs and unbind.
  * @debugfs: the device's debugfs directory.
@@ -136,7 +111,7 @@ struct edu_nic {
 	char name[16];
 	struct kref kref;
 
-	struct mutex dma_lock;		/* the engine, @bounce, @dead */
+	struct mutex dma_lock;		/* the engine, @bounce */
 	atomic_t dma_waiting;
 	struct completion dma_done;
 	void *bounce;
@@ -157,10 +132,9 @@ struct edu_nic {
  * struct edu_nic_file - one open file of an edu_nic device
  * @nic: the device, referenced.
  * @mm: the address space registrations name, mmgrab()ed at open.
- * @mrs: registrations by key; the xarray's own lock protects it, and a
- *	registration found in it is used under a reference (edu_nic_mr.kref).
- *	A key being handed out is reserved (XA_ZERO_ENTRY), which every
- *	lookup sees as absent, until user space has it.
+ * @mrs: registrations by key, under the xarray's lock; one found there is
+ *	used under a reference. A key being handed out is reserved
+ *	(XA_ZERO_ENTRY), which lookups see as absent, until user space has it.
  * @next_key: cursor of xa_alloc_cyclic(), under the xarray's lock.
  */
 struct edu_nic_file {
@@ -174,14 +148,11 @@ struct edu_nic_file {
  * struct edu_nic_io_window - the bulk mode's CPU mapping of a BAR run
  * @io: ioremap_wc() of [@phys, @phys + @len), or NULL.
  *
- * Kept with the registration, under its op_lock, so that a stream maps
- * the BAR once rather than per ioctl (vmalloc space and a TLB flush on
- * every CPU per ioremap/iounmap). It maps physical MMIO addresses, no
- * memory that can be freed, and is only used for addresses the installed
- * mirror resolves to inside it: so an invalidation need not (and, from
- * a non-blockable notifier, could not: vunmap sleeps) unmap it; the next
- * transfer replaces it when the mirror moved elsewhere, and the
- * registration's release unmaps it.
+ * Kept across transfers, so that a stream maps the BAR once (an ioremap
+ * costs a TLB flush on every CPU). It maps MMIO, not memory that can be
+ * freed, and is used only where the locked mirror points into it: so an
+ * invalidation leaves it (vunmap sleeps), and the next transfer or the
+ * release replaces it.
  */
 struct edu_nic_io_window {
 	void __iomem *io;
@@ -199,17 +170,16 @@ struct edu_nic_mr;
 
 /**
  * struct edu_nic_mr_ops - what a kind of registration does for DMA
- * @lock_mirror: return 0 with the mirror installed (writable if the
- *	second argument says so) and locked, faulting or mapping it in as
- *	needed; op_lock is held. Or a negative errno, with nothing held.
+ * @lock_mirror: return 0 with the mirror installed (writable if asked)
+ *	and locked, faulting or mapping it in as needed; op_lock is held.
+ *	Or a negative errno, with nothing held.
  * @lock_installed: lock the mirror if it is installed (writable if asked),
  *	without calling an exporter: the engine is held. -EAGAIN if not.
  * @unlock_mirror: undo either.
  * @addr: the address the device uses for a page of the locked mirror.
  * @page_synced: does the page reach system memory, synced around each DMA?
  * @sync_dir: the direction such a page is mapped and synced with.
- * @bus_addr: optional: is the page's address a PCI bus address, which
- *	no IOMMU translates?
+ * @bus_addr: optional: is the page's address one no IOMMU translates?
  * @first_dma_addr: optional, for debugfs: the first page's address, if
  *	the mirror is installed.
  * @kill: tear the mirror down for good: the device is being unbound.
@@ -240,22 +210,23 @@ struct edu_nic_mr_ops {
  * @length: length in bytes, a multiple of PAGE_SIZE.
  * @npages: @length in pages.
  * @access: EDU_NIC_ACCESS_* bits.
- * @odp: a range of the address space: its on-demand-paging umem, which
- *	holds the mmu interval notifier, the DMA addresses the RDMA core
- *	mapped after its sequence check (pages, and BARs peer-to-peer), and
- *	the exporters' leases. NULL for a dma-buf.
- * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, from the moment
- *	@key is set (so debugfs never lists a key-less region); empty before.
- * @op_lock: serializes faulting and DMA on this region. Never taken by
- *	the notifier, so holding it may sleep and allocate.
- * @lock: protects the mirror: @valid, @writable, @faulting's effect,
- *	@stats, and the addresses: @odp's (it is @odp's umem_mutex, which
- *	the core maps under and our invalidate callback takes), or
- *	@dma_addrs and @sysmem for a dma-buf (@own_lock). Held across every
- *	DMA command to the mirror's addresses, so that an invalidation waits
- *	for the command in flight before the addresses go; and only across
- *	the command, with the engine already taken.
- * @own_lock: @lock of a dma-buf registration.
+ * @odp: a range of the address space: its on-demand-paging umem (the mmu
+ *	interval notifier, the DMA addresses the RDMA core mapped, the
+ *	exporters' leases). NULL for a dma-buf.
+ * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, once @key is set
+ *	(debugfs never lists a key-less region); empty before.
+ * @op_lock: serializes faulting and DMA on this region. The notifier never
+ *	takes it, so it may be held across sleeping and allocating.
+ * @lock: the mirror lock: @odp's umem_mutex (the core maps under it), or
+ *	@own_lock. Protects @valid, @writable, @stats and the addresses (the
+ *	umem's, or @dma_addrs and @sysmem). Held around each DMA command that
+ *	uses them, with the engine already taken: an invalidation waits for
+ *	that command, never for the engine's queue. The notifier takes it,
+ *	maybe under reclaim: nothing allocates with reclaim (GFP_KERNEL,
+ *	ioremap) or faults on user memory under it; the bulk mode copies with
+ *	page faults disabled.
+ * @own_lock: @lock of a dma-buf registration; the exporter is never called
+ *	under it.
  * @valid: the mirror is installed: every page mapped, for the device.
  * @writable: ... and was faulted for writing.
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
@@ -264,13 +235,12 @@ struct edu_nic_mr_ops {
  * @dma_addrs: a dma-buf's: per page, the address the exporter mapped.
  * @sysmem: a dma-buf's: per page, the address reaches system RAM: each
  *	DMA syncs it, and the bulk mode copies through the kernel mapping.
- *	Classified once per physically contiguous run.
- * @win: the bulk mode's CPU mapping of one BAR run of the mirror, under
- *	@op_lock; see struct edu_nic_io_window.
+ * @win: the bulk mode's BAR window, under @op_lock.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
- * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, referenced,
- *	our dynamic attachment to it, and the exporter's mapping, made and
- *	dropped under the dma_resv.
+ * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, our dynamic
+ *	attachment and the exporter's mapping. The mapping is made, dropped
+ *	(move_notify) and used by each DMA command under the dma_resv, so a
+ *	DMA never overlaps a move.
  */
 struct edu_nic_mr {
 	struct edu_nic *nic;
@@ -287,7 +257,7 @@ struct edu_nic_mr {
 
 	struct mutex op_lock;		/* one fault or DMA at a time */
 
-	struct mutex *lock;		/* the mirror; see above */
+	struct mutex *lock;		/* the mirror */
 	struct mutex own_lock;
 	bool valid;
 	bool writable;
@@ -308,7 +278,7 @@ struct edu_nic_mr {
  * @lock: called with the engine held before each command that uses the
  *	address, for @len bytes from byte @off of the transfer: stores their
  *	address in *@addr and returns 0, holding what keeps it valid until
- *	@unlock; or returns -EAGAIN if it went away, which ends the transfer.
+ *	@unlock; or -EAGAIN if it went away, which ends the transfer.
  * @unlock: called once that command has finished.
  */
 struct edu_nic_dma_target {

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * edu_nic: debugfs. <debugfs>/edu_nic/<pci name>/stats has the device's
- * counters, .../mrs one line per live registration with its counters and,
- * while a region of user memory is mirrored, its first page's device
- * address (dma_addr0), .../iovas the device's IOMMU mappings where its
- * IOVAs are allocated, as runs.
- * <debugfs>/edu_nic/ holds the test knobs: fail_dma_timeout and
- * fail_dma_irq_late (fault injection), and hold_dma with its count
- * held_dma. (The window between a fault's walk and its sequence check is
- * the RDMA core's now: vgem_p2p's hold_after_lookup holds it.)
+ * edu_nic: debugfs. <debugfs>/edu_nic/<pci name>/ has stats (the device's
+ * counters), mrs (each live registration) and iovas (the device's IOMMU
+ * mappings, as runs); <debugfs>/edu_nic/ has the test knobs (fail_dma_*,
+ * hold_dma).
  */
 #include <linux/debugfs.h>
 #include <linux/iommu.h>
@@ -19,11 +14,7 @@
 
 static struct dentry *edu_nic_debugfs_root;
 
-/**
- * edu_nic_dev_stats - read a device's counters
- * @nic: the device
- * @out: filled in
- */
+/* Read a device's counters */
 void edu_nic_dev_stats(struct edu_nic *nic, struct edu_nic_stats *out)
 {
 	struct edu_nic_dev_counters *c = &nic->stats;
@@ -152,12 +143,7 @@ static int edu_nic_iovas_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(edu_nic_iovas);
 
-/**
- * edu_nic_hold_wait - wait while a hold knob is set
- * @h: the knob
- *
- * Counted in @h's count while waiting. A fatal signal ends the wait.
- */
+/* Wait, counted, while a hold knob is set; a fatal signal ends the wait */
 void edu_nic_hold_wait(struct edu_nic_hold *h)
 {
 	if (!READ_ONCE(h->on))
@@ -187,13 +173,7 @@ static int edu_nic_hold_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(edu_nic_hold_fops, edu_nic_hold_get,
 			 edu_nic_hold_set, "%llu\n");
 
-/**
- * edu_nic_hold_create - create a hold knob (0600) and its count (0400)
- * @root: <debugfs>/edu_nic
- * @knob: the knob's name: write 1 to hold, 0 to let go
- * @count: the count's name: how many wait
- * @h: the knob
- */
+/* Create a hold knob (write 1 to hold, 0 to let go) and its count */
 void edu_nic_hold_create(struct dentry *root, const char *knob,
 			 const char *count, struct edu_nic_hold *h)
 {
@@ -201,10 +181,7 @@ void edu_nic_hold_create(struct dentry *root, const char *knob,
 	debugfs_create_atomic_t(count, 0400, root, &h->held);
 }
 
-/**
- * edu_nic_debugfs_init - create a device's debugfs directory
- * @nic: the device
- */
+/* Create a device's debugfs directory */
 void edu_nic_debugfs_init(struct edu_nic *nic)
 {
 	nic->debugfs = debugfs_create_dir(pci_name(nic->pdev),
@@ -217,16 +194,13 @@ void edu_nic_debugfs_init(struct edu_nic *nic)
 			    &edu_nic_iovas_fops);
 }
 
-/**
- * edu_nic_debugfs_fini - remove it; waits for readers
- * @nic: the device
- */
+/* Remove it; waits for readers */
 void edu_nic_debugfs_fini(struct edu_nic *nic)
 {
 	debugfs_remove_recursive(nic->debugfs);
 }
 
-/** edu_nic_debugfs_module_init - create <debugfs>/edu_nic */
+/* Create <debugfs>/edu_nic */
 void edu_nic_debugfs_module_init(void)
 {
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -234,7 +208,7 @@ void edu_nic_debugfs_module_init(void)
 	edu_nic_dma_hold_init(edu_nic_debugfs_root);
 }
 
-/** edu_nic_debugfs_module_exit - remove it */
+/* Remove it */
 void edu_nic_debugfs_module_exit(void)
 {
 	debugfs_remove_recursive(edu_nic_debugfs_root);

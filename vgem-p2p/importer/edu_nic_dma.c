@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * edu_nic: the edu DMA engine. One command at a time, completion by
- * interrupt. The engine only moves data between a bus address and its
- * own 4 KiB buffer, which the CPU cannot reach through the BAR; so every
- * transfer is two commands through a coherent bounce page: bus -> edu
- * buffer -> bounce, or bounce -> edu buffer -> bus. A command moves at
- * most EDU_XFER_MAX bytes, so a page takes two such pairs.
+ * edu_nic: the edu DMA engine, one command at a time, completion by
+ * interrupt. It moves data only between a bus address and its own buffer,
+ * which the CPU cannot reach, so each chunk of a transfer is two commands
+ * through a coherent bounce page: bus -> edu buffer -> bounce, or back.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -27,25 +25,18 @@
 #define EDU_DMA_TIMEOUT		(10 * HZ)
 
 #ifdef CONFIG_FAULT_INJECTION
-/*
- * <debugfs>/edu_nic/fail_dma_timeout: treat a command as never finished,
- * the one failure QEMU's edu cannot produce, so that the timeout path
- * (wedge the engine, bus mastering off) can be tested.
- */
+/* fail_dma_timeout: a command that never ends, which QEMU cannot do */
 static DECLARE_FAULT_ATTR(edu_nic_fail_dma_timeout);
 
 /*
- * <debugfs>/edu_nic/fail_dma_irq_late: deliver a command's interrupt only
- * once the next command has started, after the wait for it gave up and
- * found the engine idle: an interrupt lost for a while, then late.
+ * fail_dma_irq_late: a command's interrupt delivered only once the next
+ * command has started, after the wait gave up and found the engine idle.
  */
 static DECLARE_FAULT_ATTR(edu_nic_fail_dma_irq_late);
 
 /*
- * Only when the knob is armed: should_fail() also answers a task's
- * fail-nth, which p2p_faultinject walks through every injection site to
- * fail allocations, and a wedged engine is no allocation failure: it
- * would stay wedged for every later test.
+ * Only when armed: should_fail() also answers a task's fail-nth, and a
+ * wedged engine would stay wedged for every later test.
  */
 static bool edu_nic_dma_inject_timeout(void)
 {
@@ -59,10 +50,7 @@ static bool edu_nic_dma_inject_irq_late(void)
 	       should_fail(&edu_nic_fail_dma_irq_late, 1);
 }
 
-/**
- * edu_nic_dma_fault_init - create the fault-injection knob
- * @root: <debugfs>/edu_nic
- */
+/* Create the fault-injection knobs in <debugfs>/edu_nic */
 void edu_nic_dma_fault_init(struct dentry *root)
 {
 	fault_create_debugfs_attr("fail_dma_timeout", root,
@@ -87,10 +75,8 @@ void edu_nic_dma_fault_init(struct dentry *root)
 #endif
 
 /*
- * Test knob: while <debugfs>/edu_nic/hold_dma is set, every transfer waits
- * here once it holds the engine, before its first command; held_dma
- * counts the transfers waiting. The window in which one registration's
- * transfer holds the shared engine and the others queue for it.
+ * hold_dma: while set, a transfer holding the engine waits before its
+ * first command, so that others queue behind it; held_dma counts them.
  */
 static struct edu_nic_hold edu_nic_dma_hold_knob =
 	EDU_NIC_HOLD_INIT(edu_nic_dma_hold_knob);
@@ -101,10 +87,7 @@ static void edu_nic_dma_hold(void)
 	edu_nic_hold_wait(&edu_nic_dma_hold_knob);
 }
 
-/**
- * edu_nic_dma_hold_init - create the hold_dma knob and its count
- * @root: <debugfs>/edu_nic
- */
+/* Create the hold_dma knob and its count in <debugfs>/edu_nic */
 void edu_nic_dma_hold_init(struct dentry *root)
 {
 	edu_nic_hold_create(root, "hold_dma", "held_dma",
@@ -193,13 +176,9 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 	/* Lost interrupt, or a command still running? Ask the device. */
 	if (!edu_nic_dma_running(nic)) {
 		/*
-		 * Done, and its interrupt lost or late. Take it here: clear
-		 * the status, so that a late handler finds nothing to
-		 * complete, and wait for one that has already read it. Else
-		 * it would complete the next command's wait, and we would
-		 * run a command behind the device: copy the bounce page
-		 * before the engine filled it, or let an address go while
-		 * the engine still uses it.
+		 * Done, its interrupt lost or late. Ack it and wait for a
+		 * handler that already read it: else it would complete the
+		 * next command's wait, and we would run behind the device.
 		 */
 		iowrite32(EDU_IRQ_DMA, nic->regs + EDU_REG_IRQ_ACK);
 		synchronize_irq(nic->irq);
@@ -209,10 +188,8 @@ static int edu_nic_dma_cmd(struct edu_nic *nic, u64 src, u64 dst, u32 count,
 
 timed_out:
 	/*
-	 * The engine cannot be aborted, and our caller is about to let the
-	 * address go (unmap the page, let VRAM be reused): cut the device
-	 * off the bus so that the command still running cannot write
-	 * there, and never hand it another address.
+	 * The engine cannot be aborted, and the caller is about to let the
+	 * address go: cut the device off the bus, for good.
 	 */
 	nic->wedged = true;
 	pci_clear_master(nic->pdev);
@@ -235,8 +212,6 @@ static bool edu_nic_still_poisoned(const void *buf, size_t len, u32 poison)
 /*
  * The one command of a chunk that uses @t's address: @len bytes between
  * byte @off of the transfer and the edu buffer, to the bus if @to_bus.
- * @t is locked around the command only, never while the transfer waits
- * for the engine.
  */
 static int edu_nic_dma_cmd_at(struct edu_nic *nic,
 			      struct edu_nic_dma_target *t, size_t off,
@@ -295,11 +270,7 @@ static int edu_nic_dma_chunk_in(struct edu_nic *nic,
 	return 0;
 }
 
-/*
- * Take the engine for one transfer. Counted in dma_waiting while queued
- * (debugfs), and held at hold_dma once taken: the window in which a
- * transfer holds the engine and others queue behind it.
- */
+/* Take the engine for one transfer; counted in dma_waiting while queued */
 static int edu_nic_dma_lock(struct edu_nic *nic)
 {
 	atomic_inc(&nic->dma_waiting);
@@ -317,20 +288,14 @@ static int edu_nic_dma_lock(struct edu_nic *nic)
 /**
  * edu_nic_dma_from_bus - read from a bus address with the edu engine
  * @nic: the device
- * @t: the bus address as the device sees it (an IOVA behind an IOMMU),
- *	and how to keep it valid while a command uses it
+ * @t: the bus address as the device sees it, and how to keep it valid
  * @buf: kernel buffer receiving @len bytes
  * @len: 1 to EDU_BUF_SIZE bytes
- * @check_poison: before each command, fill the edu buffer with a random
- *	pattern by DMA, and fail with -EIO if the read left it there: the
- *	device read nothing.
- *
- * The engine is taken first and @t locked only around each command that
- * reads it, so that whoever revokes the address (an invalidation) waits
- * for that command, never for the other transfers queued for the engine.
+ * @check_poison: fill the edu buffer with a random pattern before each
+ *	command, and fail with -EIO if the read left it there
  *
  * Context: process context, may sleep; holding none of @t's locks.
- * Return: 0 or a negative errno; @t's lock's -EAGAIN (the address went
+ * Return: 0 or a negative errno; -EAGAIN from @t's lock (the address went
  * away between two commands) ends the transfer, for the caller to retry.
  */
 int edu_nic_dma_from_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
@@ -398,12 +363,7 @@ int edu_nic_dma_to_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 	return ret;
 }
 
-/**
- * edu_nic_dma_init - set up the engine: bounce page and interrupt
- * @nic: the device, BAR0 mapped, bus mastering enabled
- *
- * Return: 0 or a negative errno.
- */
+/* Set up the engine's bounce page and interrupt; BAR0 is mapped */
 int edu_nic_dma_init(struct edu_nic *nic)
 {
 	struct pci_dev *pdev = nic->pdev;
@@ -426,8 +386,8 @@ int edu_nic_dma_init(struct edu_nic *nic)
 		  nic->regs + EDU_REG_IRQ_ACK);
 
 	/*
-	 * Looked up once: the command path needs the number under dma_lock,
-	 * and pci_irq_vector() takes the MSI descriptors' mutex, which may
+	 * Looked up once: the command path needs it under dma_lock, and
+	 * pci_irq_vector() takes the MSI descriptors' mutex, which may
 	 * allocate.
 	 */
 	nic->irq = pci_irq_vector(pdev, 0);
@@ -444,12 +404,9 @@ err_free_bounce:
 	return ret;
 }
 
-/**
- * edu_nic_dma_kill - stop issuing commands; waits for the one running
- * @nic: the device, being unbound
- *
- * After it, the device issues no DMA of ours: the caller may clear bus
- * mastering and free what DMA used.
+/*
+ * Stop issuing commands, waiting for the one running: the caller may then
+ * clear bus mastering and free what DMA used.
  */
 void edu_nic_dma_kill(struct edu_nic *nic)
 {
@@ -458,10 +415,7 @@ void edu_nic_dma_kill(struct edu_nic *nic)
 	mutex_unlock(&nic->dma_lock);
 }
 
-/**
- * edu_nic_dma_fini - undo edu_nic_dma_init(), after edu_nic_dma_kill()
- * @nic: the device
- */
+/* Undo edu_nic_dma_init(), after edu_nic_dma_kill() */
 void edu_nic_dma_fini(struct edu_nic *nic)
 {
 	struct pci_dev *pdev = nic->pdev;
@@ -474,13 +428,7 @@ void edu_nic_dma_fini(struct edu_nic *nic)
 			  nic->bounce_dma);
 }
 
-/**
- * edu_nic_iommu_translated - is the device's DMA translated by an IOMMU?
- * @nic: the device
- *
- * The exporter asks the same question, with the same helper, to decide
- * between handing us IOVAs and bus addresses.
- */
+/* Is the device's DMA translated? The exporter asks the same helper. */
 bool edu_nic_iommu_translated(struct edu_nic *nic)
 {
 	return vgem_p2p_dma_translated(&nic->pdev->dev);
@@ -490,8 +438,7 @@ bool edu_nic_iommu_translated(struct edu_nic *nic)
  * edu_nic_dma_domain - the IOMMU domain that translates the device's DMA
  * @nic: the device
  *
- * Looked up once by callers that resolve many addresses, such as a
- * registration's classification: per address it is a walk of the
+ * Looked up once by callers that resolve many addresses: it walks the
  * device's IOMMU group.
  *
  * Return: the domain, or NULL if the device's DMA is not translated.
@@ -510,12 +457,8 @@ struct iommu_domain *edu_nic_dma_domain(struct edu_nic *nic)
  * @domain: what edu_nic_dma_domain() returned
  * @addr: a bus address as the device uses it
  *
- * Resolves @addr the way the device's DMA is resolved: through the IOMMU
- * domain when one translates it, else as is (no bus offset on the
- * platforms we run on). Used by the emulated, bulk mode.
- *
- * Return: the physical address, or 0 if the IOMMU has no translation
- * (the device's DMA would fault).
+ * Return: the physical address (no bus offset on the platforms we run
+ * on), or 0 if the IOMMU has no translation: the device's DMA would fault.
  */
 phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
 				   dma_addr_t addr)
@@ -523,13 +466,7 @@ phys_addr_t edu_nic_domain_to_phys(struct iommu_domain *domain,
 	return domain ? iommu_iova_to_phys(domain, addr) : addr;
 }
 
-/**
- * edu_nic_bus_to_phys - edu_nic_domain_to_phys() for one address
- * @nic: the device
- * @addr: a bus address as the device uses it
- *
- * Return: as edu_nic_domain_to_phys().
- */
+/* edu_nic_domain_to_phys() for one address */
 phys_addr_t edu_nic_bus_to_phys(struct edu_nic *nic, dma_addr_t addr)
 {
 	return edu_nic_domain_to_phys(edu_nic_dma_domain(nic), addr);

@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * edu_nic: dma-buf registrations, the upstream importer path beside the
- * on-demand-paging one of edu_nic_mr.c.
+ * edu_nic: dma-buf registrations.
  *
- * A registration is an RDMA dma-buf umem (ib_umem_dmabuf), as mlx5's
- * dma-buf MRs are: a dynamic attachment with peer2peer allowed, so the
- * exporter may hand out its device memory; it decides, and the addresses
- * tell us which we got. The mapping is made and used under the dma-buf's
- * dma_resv: the exporter moves the memory only with it held, and tells us
- * first (move_notify, as mlx5_ib_dmabuf_invalidate_cb() is told), so a
- * DMA, which holds it, never overlaps a move. move_notify drops the
- * mapping; the next DMA maps again (ib_umem_dmabuf_map_pages(), which
- * waits for the exporter's kernel fences, a move it did asynchronously,
- * before the mapping is used). Like the vma mirror, the mapping is all or
- * nothing.
+ * An RDMA dma-buf umem, as mlx5's dma-buf MRs are: a dynamic attachment
+ * with peer2peer allowed, so the exporter may hand out its device memory.
+ * move_notify drops the mapping, as mlx5_ib_dmabuf_invalidate_cb() does;
+ * the next DMA maps it again (ib_umem_dmabuf_map_pages() waits for the
+ * exporter's fences). The mapping is all or nothing.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -35,18 +28,10 @@ static struct dma_resv *edu_nic_dmabuf_resv(struct edu_nic_mr *mr)
 }
 
 /*
- * edu_nic_dmabuf_classify - record which exporter addresses are system RAM
- * @mr: the region, its mirror being installed
- * @i: first page
- * @n: number of pages, with exporter addresses in mr->dma_addrs
- *
- * Sets the pages' bits in mr->sysmem when the device reaches system RAM
- * there (see edu_nic_dmabuf_page_synced()). One walk of the iomem resource
- * tree (region_intersects(), as memremap() classifies a range) per
- * physically contiguous stretch, not a page_is_ram() per page: a VRAM
- * range is one stretch. A stretch that straddles RAM and something else
- * is classified page by page. An address the IOMMU cannot translate is
- * left unset: no DMA reaches it.
+ * Set the mr->sysmem bits of pages [@i, @i + @n) whose addresses reach
+ * system RAM: one region_intersects() per physically contiguous stretch
+ * (a VRAM range is one), page by page only for a mixed one. An address
+ * the IOMMU cannot translate stays unset: no DMA reaches it.
  */
 static void edu_nic_dmabuf_classify(struct edu_nic_mr *mr, unsigned long i,
 				    unsigned long n)
@@ -82,11 +67,9 @@ static void edu_nic_dmabuf_classify(struct edu_nic_mr *mr, unsigned long i,
 }
 
 /*
- * Per page of the registered range, the address the device uses, from
- * the umem's scatterlist, which ib_umem_dmabuf_map_pages() trimmed to the
- * range. The exporter's segments are page-aligned; anything else cannot
- * be DMAed page by page and is refused. Each segment is classified as a
- * whole (system RAM or the exporter's own memory), not page by page.
+ * Per page, the device address from the umem's scatterlist, which
+ * ib_umem_dmabuf_map_pages() trimmed to the range. A segment that is not
+ * page-aligned cannot be DMAed page by page.
  */
 static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
 {
@@ -116,7 +99,7 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
 	return -EINVAL;
 }
 
-/* Map the registration, with the dma_resv held and no mapping installed */
+/* Map the registration, which has no mapping installed */
 static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 {
 	bool write = mr->access & EDU_NIC_ACCESS_WRITE;
@@ -156,10 +139,7 @@ static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
 	ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
 }
 
-/*
- * The exporter is about to move the memory, or has; it holds the dma_resv,
- * so no DMA of ours is in flight. Stop using the addresses for good.
- */
+/* The exporter moves the memory: stop using the addresses */
 static void edu_nic_dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
 	struct ib_umem_dmabuf *umem_dmabuf = attach->importer_priv;
@@ -177,14 +157,9 @@ static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
 };
 
 /*
- * edu_nic_dmabuf_lock_mirror - lock a dma-buf registration for DMA
- * @mr: the region, op_lock held
- * @write: unused: the mapping has the registration's access
- *
- * Maps it again if a move dropped the mapping.
- *
- * Return: 0 with the dma_resv and mr->lock held and the mapping valid, or
- * a negative errno with neither held.
+ * Lock a dma-buf registration for DMA, mapping it again if a move dropped
+ * the mapping (@write is unused: it has the registration's access).
+ * Returns 0 with the dma_resv and mr->lock held, or an errno with neither.
  */
 static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 {
@@ -207,17 +182,7 @@ static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 	return 0;
 }
 
-/*
- * edu_nic_dmabuf_lock_installed - lock a dma-buf registration's mapping
- * @mr: the region
- * @write: unused, as for edu_nic_dmabuf_lock_mirror()
- *
- * As edu_nic_dmabuf_lock_mirror(), but never maps: the engine is held,
- * and the exporter is not to be called under it.
- *
- * Return: 0 with the dma_resv and mr->lock held, or -EAGAIN (a move
- * dropped the mapping) with neither held.
- */
+/* As edu_nic_dmabuf_lock_mirror(), but -EAGAIN where it would map */
 static int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr, bool write)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
@@ -231,10 +196,6 @@ static int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr, bool write)
 	return 0;
 }
 
-/*
- * edu_nic_dmabuf_unlock_mirror - undo edu_nic_dmabuf_lock_mirror()
- * @mr: the region
- */
 static void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
 {
 	mutex_unlock(mr->lock);
@@ -242,10 +203,9 @@ static void edu_nic_dmabuf_unlock_mirror(struct edu_nic_mr *mr)
 }
 
 /*
- * The checks the RDMA core leaves to its callers: the device writing
- * through a dma-buf is a write to it, so the fd must be open for writing,
- * as mmap() of a file for a shared writable mapping requires (-EACCES
- * there too); and the range must lie in the buffer.
+ * The checks the RDMA core leaves to us: the device writing is a write to
+ * the dma-buf, so its fd must be open for writing (-EACCES, as for a
+ * shared writable mmap()); and the range must lie in the buffer.
  */
 static int edu_nic_dmabuf_check(struct dma_buf *dmabuf,
 				const struct edu_nic_reg_dmabuf *req)
@@ -259,11 +219,7 @@ static int edu_nic_dmabuf_check(struct dma_buf *dmabuf,
 	return 0;
 }
 
-/*
- * edu_nic_dmabuf_kill - drop the mapping of a device being unbound
- * @mr: the region; the device is already marked dead, so it is not
- *	mapped again
- */
+/* Drop the mapping of a device being unbound, already marked dead */
 static void edu_nic_dmabuf_kill(struct edu_nic_mr *mr)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
@@ -299,10 +255,9 @@ static enum dma_data_direction edu_nic_dmabuf_sync_dir(struct edu_nic_mr *mr,
 }
 
 /*
- * No .bus_addr: the exporter's sg table does not say which addresses a
- * switch routes (6.1 has no SG_DMA_BUS_ADDRESS), and vgem_p2p maps an
- * importer an IOMMU translates with dma_map_resource(). No
- * .first_dma_addr: the dma_resv, not the mirror lock, guards the mapping.
+ * No .bus_addr: 6.1 has no SG_DMA_BUS_ADDRESS, and vgem_p2p maps for a
+ * translated importer with dma_map_resource(). No .first_dma_addr: the
+ * dma_resv, not the mirror lock, guards the mapping.
  */
 static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
 	.lock_mirror = edu_nic_dmabuf_lock_mirror,
@@ -320,10 +275,8 @@ static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
  * @nic: the device
  * @req: the request, checked but for the dma-buf itself
  *
- * A dma-buf umem of the device's ib_device, attached dynamically as mlx5
- * attaches one for a dma-buf MR; or, with %EDU_NIC_REG_DMABUF_PINNED,
- * pinned as mlx5 attaches one for a DEVX umem: then the exporter never
- * moves it, and move_notify is not ours.
+ * With %EDU_NIC_REG_DMABUF_PINNED, pinned as mlx5 pins a DEVX umem's: the
+ * exporter never moves it.
  *
  * Return: the region, attached and mapped, with one reference, not yet
  * published (the ioctl publishes it once it has its key); or an ERR_PTR().

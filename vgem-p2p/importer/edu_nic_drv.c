@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * edu_nic: a simulated NIC on QEMU's edu device (1234:11e8), the importer
- * of the vgem-p2p project. This file binds to the device and gives each
- * bound device a character device, /dev/edu_nic<N>.
+ * of the vgem-p2p project. Binds to the device and gives each one a
+ * character device, /dev/edu_nic<N>.
  */
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -50,11 +50,7 @@ static void edu_nic_free(struct kref *kref)
 	ib_dealloc_device(&nic->ibdev);
 }
 
-/**
- * edu_nic_put - drop a reference on a device
- * @nic: the device; freed with the last reference, which may be an open
- *	file's after the device was unbound.
- */
+/* Drop a reference; the last may be an open file's, after unbind */
 void edu_nic_put(struct edu_nic *nic)
 {
 	kref_put(&nic->kref, edu_nic_free);
@@ -210,10 +206,7 @@ err_free_nic:
 	return ret;
 }
 
-/*
- * Open files may outlive the binding: they keep the struct edu_nic, but
- * every mirror is torn down here and none is made again.
- */
+/* Open files keep the struct edu_nic, but every mirror goes for good */
 static void edu_nic_remove(struct pci_dev *pdev)
 {
 	struct edu_nic *nic = pci_get_drvdata(pdev);
@@ -225,10 +218,8 @@ static void edu_nic_remove(struct pci_dev *pdev)
 	WRITE_ONCE(nic->dead, true);
 	mutex_unlock(&nic->mr_list_lock);
 	/*
-	 * Wait for the command in flight, then take the device off the bus
-	 * before anything it could still write goes away: the mirrors'
-	 * pages and the exporters' memory (kill_all), the bounce page
-	 * (dma_fini). A command that timed out may still be running.
+	 * Off the bus before anything it could still write goes away (the
+	 * mirrors, the bounce page): a timed-out command may still run.
 	 */
 	edu_nic_dma_kill(nic);
 	pci_clear_master(pdev);

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * edu_nic: the RDMA device its registrations belong to.
- *
- * Registrations are RDMA umems, as mlx5's MRs are: ib_umem_odp for a
- * range of the address space, ib_umem_dmabuf for a dma-buf. The RDMA core
- * maps their memory for umem->ibdev->dma_device, which only
- * ib_register_device() sets (rxe and siw register theirs the same way).
- * So each bound edu registers an ib_device, with the edu as its DMA
- * device, named as its character device is. It offers no verbs: without
- * alloc_ucontext, ib_uverbs gives it no character device, and the
- * queries the core makes at registration find one port with nothing on
- * it.
+ * edu_nic: the RDMA device its registrations belong to. The RDMA core maps
+ * a umem for umem->ibdev->dma_device, which only ib_register_device() sets,
+ * so each bound edu registers an ib_device, as rxe and siw do. It offers
+ * no verbs: without alloc_ucontext, ib_uverbs gives it no character device.
  */
 #include <rdma/ib_verbs.h>
 
@@ -46,12 +39,7 @@ static const struct ib_device_ops edu_nic_ib_ops = {
 	.get_port_immutable = edu_nic_ib_get_port_immutable,
 };
 
-/**
- * edu_nic_ib_register - register the device's ib_device
- * @nic: the device, its name set and its DMA mask chosen
- *
- * Return: 0 or a negative errno.
- */
+/* Register the ib_device, once the name is set and the DMA mask chosen */
 int edu_nic_ib_register(struct edu_nic *nic)
 {
 	struct ib_device *ibdev = &nic->ibdev;
@@ -63,12 +51,9 @@ int edu_nic_ib_register(struct edu_nic *nic)
 	return ib_register_device(ibdev, nic->name, &nic->pdev->dev);
 }
 
-/**
- * edu_nic_ib_unregister - unregister it, at unbind
- * @nic: the device, whose mirrors are torn down
- *
- * The ib_device stays allocated, with struct edu_nic around it, until the
- * last open file goes: its registrations' umems point at it.
+/*
+ * At unbind. The ib_device stays allocated, with struct edu_nic around it,
+ * until the last open file goes: its registrations' umems point at it.
  */
 void edu_nic_ib_unregister(struct edu_nic *nic)
 {

@@ -11,17 +11,12 @@
 #include "edu_nic.h"
 
 /*
- * Give a new, unpublished registration its key and hand it to user space:
- * @req (@size bytes, its key field at @keyp) is copied back to @argp.
- *
- * The key is reserved empty first (xa_alloc() of NULL stores
- * XA_ZERO_ENTRY, which lookups see as absent), and the registration
- * stored only once user space has the key: until then no other thread
- * can find it, so a failed copy takes back a registration nobody else
- * holds. As iommufd_object_alloc() and iommufd_object_finalize() do.
- *
- * On success the file's xarray owns the caller's reference, and @mr may
- * be freed by a DEREG_MR at once; on failure the caller still owns it.
+ * Give a new, unpublished registration its key and copy @req (@size bytes,
+ * its key at @keyp) back to @argp. The key is reserved empty and the
+ * registration stored only once user space has it, so a failed copy takes
+ * back a registration nobody else holds, as iommufd_object_finalize() does.
+ * On success the xarray owns the caller's reference (a DEREG_MR may free
+ * @mr at once); on failure the caller still owns it.
  */
 static int edu_nic_mr_install_key(struct edu_nic_file *f,
 				  struct edu_nic_mr *mr, void __user *argp,
@@ -144,10 +139,7 @@ static int edu_nic_ioctl_dereg_mr(struct edu_nic_file *f, void __user *argp)
 	if (req.pad)
 		return -EINVAL;
 
-	/*
-	 * xa_load() sees a key still being handed out (reserved, see
-	 * edu_nic_mr_install_key()) as absent: it is not ours to erase.
-	 */
+	/* A key still being handed out loads as absent: not ours to erase */
 	xa_lock(&f->mrs);
 	mr = xa_load(&f->mrs, req.key);
 	if (mr)
@@ -155,18 +147,12 @@ static int edu_nic_ioctl_dereg_mr(struct edu_nic_file *f, void __user *argp)
 	xa_unlock(&f->mrs);
 	if (!mr)
 		return -ENOENT;
-	/*
-	 * A DMA ioctl of another thread may still hold a reference; it
-	 * finishes with the region and drops the last one.
-	 */
+	/* A DMA ioctl of another thread may hold the last reference */
 	edu_nic_mr_put(mr);
 	return 0;
 }
 
-/*
- * Look a key up and take a reference on the region. A reserved key (see
- * edu_nic_mr_install_key()) loads as NULL: -ENOENT until it is stored.
- */
+/* Look a key up and take a reference; a reserved key loads as NULL */
 static struct edu_nic_mr *edu_nic_mr_get(struct edu_nic_file *f, u32 key)
 {
 	struct edu_nic_mr *mr;
@@ -307,14 +293,7 @@ out_free:
 	return ret;
 }
 
-/**
- * edu_nic_ioctl - the device file's ioctl entry
- * @filp: an open edu_nic file
- * @cmd: EDU_NIC_IOCTL_*
- * @arg: user pointer to the command's struct
- *
- * Return: 0 or a negative errno, as documented in the uAPI header.
- */
+/* The device file's ioctls; errnos as the uAPI header documents them */
 long edu_nic_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct edu_nic_file *f = filp->private_data;

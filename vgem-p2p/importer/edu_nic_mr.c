@@ -2,12 +2,10 @@
 /*
  * edu_nic: memory registrations, and DMA through their mirrors.
  *
- * A registration is an RDMA umem of the device's ib_device: of a range of
- * the address space (edu_nic_odp.c) or of a dma-buf (edu_nic_dmabuf.c),
- * each behind struct edu_nic_mr_ops. What is here is the device's side:
- * keys and lifetime, the counters, and DMA, by the edu engine page by
- * page or by the CPU through the same addresses (the bulk mode), each
- * holding the mirror lock only while it uses the mirror's addresses.
+ * A registration is an RDMA umem of a range of the address space
+ * (edu_nic_odp.c) or of a dma-buf (edu_nic_dmabuf.c), behind struct
+ * edu_nic_mr_ops. Here: lifetime, counters, and DMA, by the edu engine or
+ * by the CPU through the same addresses (the bulk mode).
  */
 #include <linux/highmem.h>
 #include <linux/io.h>
@@ -29,8 +27,7 @@
  * @domain: edu_nic_dma_domain()
  * @i: the page
  *
- * A bus address a switch routes never reaches the IOMMU, whatever
- * translates the device's other DMA: it is resolved as the bus sees it.
+ * A bus address a switch routes never reaches the IOMMU.
  *
  * Return: the page's physical address; 0 if the IOMMU would fault it.
  */
@@ -68,10 +65,7 @@ void edu_nic_mr_installed(struct edu_nic_mr *mr, bool write,
 	edu_nic_mr_count(mr, cur_pages_system, mr->npages - p2p);
 }
 
-/**
- * edu_nic_mr_uninstalled - mark a region's mirror gone
- * @mr: the region, its mirror lock held, its mirror installed
- */
+/* Mark a region's installed mirror gone */
 void edu_nic_mr_uninstalled(struct edu_nic_mr *mr)
 {
 	lockdep_assert_held(mr->lock);
@@ -101,17 +95,9 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
 }
 
 /*
- * struct edu_nic_mr_page_target - a page of the mirror as the engine's
- * target: locked around each command that uses its address
- * @base: what the engine calls
- * @mr: the region
- * @i: the page
- * @pgoff: where in it the transfer starts
- * @len: the transfer's length
- * @write: the device writes it
- * @sync: set by the lock: the page is system memory, synced before the
- *	transfer's first command and, for a write, after its last
- * @last: set by the lock: this command ends the transfer
+ * A page of the mirror as the engine's target. The lock sets @sync (the
+ * page is system memory, synced before the transfer's first command and,
+ * for a write, after its last) and @last (this command ends it).
  */
 struct edu_nic_mr_page_target {
 	struct edu_nic_dma_target base;
@@ -138,12 +124,9 @@ static int edu_nic_mr_page_lock(struct edu_nic_dma_target *t, size_t off,
 	pt->sync = mr->ops->page_synced(mr, pt->i);
 	pt->last = off + len == pt->len;
 	/*
-	 * The whole page, with the direction it was mapped with: DMA-API
-	 * debugging matches a sync to one of several mappings of a page (the
-	 * zero page, two registrations) only when both agree. Once per
-	 * transfer, not per command: between two commands the mirror stays
-	 * installed (an invalidation ends the transfer, which is then made
-	 * again, whole).
+	 * The whole page, in the direction it was mapped with, or DMA-API
+	 * debugging cannot tell which of a page's mappings is synced. Once
+	 * per transfer: an invalidation would end the transfer.
 	 */
 	if (pt->sync && !off)
 		dma_sync_single_for_device(&mr->nic->pdev->dev,
@@ -167,13 +150,9 @@ static void edu_nic_mr_page_unlock(struct edu_nic_dma_target *t)
 }
 
 /*
- * One page or less with the edu engine. The mirror is faulted in first,
- * then the engine taken, and the mirror locked only around the commands
- * that use the page's address (struct edu_nic_mr_page_target): a
- * registration queued for the shared engine holds nothing an
- * invalidation waits for. An invalidation between two of the page's
- * commands ends the transfer with -EAGAIN; it is then made again, whole,
- * on the new mirror.
+ * One page or less with the edu engine. An invalidation between two of
+ * its commands ends the transfer with -EAGAIN: fault the mirror in again
+ * and redo it whole.
  */
 static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 				  unsigned long pgoff, void *buf, size_t len,
@@ -217,10 +196,9 @@ static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 #define EDU_NIC_BULK_BATCH	256
 
 /*
- * The BAR run of the mirror around page @i, whose physical address is
- * @phys: the pages on either side that are not system memory and whose
- * addresses continue @phys. What the window maps, so that a stream over
- * the run maps it once. Called with the mirror locked.
+ * The BAR run around page @i (at @phys): the neighbouring pages that are
+ * not system memory and continue @phys, for the window to map at once.
+ * Called with the mirror locked.
  */
 static void edu_nic_mr_bar_run(struct edu_nic_mr *mr,
 			       struct iommu_domain *domain, unsigned long i,
@@ -262,14 +240,10 @@ static int edu_nic_mr_window_map(struct edu_nic_mr *mr,
  * @base: user address of @pages[0]
  * @npages: how many of @pages are pinned; 0: copy to user space instead
  *
- * The user pages a batch covers are pinned before the mirror lock is
- * taken, so that the copy under it writes them through the kernel
- * mapping and cannot fault, and so that it can read the BAR with
- * drm_memcpy_from_wc(): the streaming-load copy TTM reads VRAM with
- * (ttm_move_memcpy()), where copy_to_user() has only the string
- * instructions, which read write-combined memory uncached. A buffer that
- * cannot be pinned (a VM_PFNMAP mapping, say) is copied to in user space
- * with page faults disabled, as before.
+ * Pinned before the mirror is locked, so that the copy cannot fault and
+ * can read the BAR with drm_memcpy_from_wc(), as ttm_move_memcpy() reads
+ * VRAM: copy_to_user() reads write-combined memory uncached. A buffer
+ * that cannot be pinned (VM_PFNMAP) is copied to with faults disabled.
  */
 struct edu_nic_bulk_dst {
 	struct page **pages;
@@ -338,12 +312,10 @@ static size_t edu_nic_bulk_copy_out(const struct edu_nic_bulk_dst *dst,
 }
 
 /*
- * Copy between the mirror's pages from @off on and @ubuf (for a read, as
- * @dst says), at most up to @end, with the mirror locked and page faults
- * disabled. Stops early when page @i is a BAR page outside the window
- * (its run in @run), or a user page is not present (*@left bytes not
- * copied). Returns 0 or a negative errno; *@off and *@ubuf advance past
- * what was copied.
+ * Copy between the mirror from *@off up to @end and *@ubuf, both advanced
+ * past what was copied, with the mirror locked and page faults disabled.
+ * Stops early at a BAR page outside the window (its run in @run), or at a
+ * user page not present (*@left bytes not copied).
  */
 static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 				  char __user **ubuf, bool write,
@@ -421,17 +393,10 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 
 /*
  * The bulk mode: the CPU copies through the addresses the device would
- * use, straight between them and the user buffer, up to
- * EDU_NIC_BULK_BATCH pages per hold of the mirror lock. A fault on user
- * memory under that lock could deadlock with an invalidation of the same
- * mm, which waits for it; so the copy runs with page faults disabled, and
- * a page that is not present is faulted in after the lock is dropped,
- * then the copy resumes: the pattern of i915's pread/pwrite fast paths
- * (__copy_to_user_inatomic() from an io_mapping) and of
- * generic_perform_write() (fault_in_iov_iter_readable()). A read pins
- * each batch's user pages before it locks the mirror instead, as
- * process_vm_readv() pins the pages it copies to, and writes them through
- * the kernel mapping (struct edu_nic_bulk_dst). Called with op_lock held.
+ * use, EDU_NIC_BULK_BATCH pages per hold of the mirror lock. A user page
+ * not present is faulted in after the lock is dropped, then the copy
+ * resumes, as in i915's pread/pwrite fast paths. A read pins each batch's
+ * user pages first (struct edu_nic_bulk_dst).
  */
 static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 			   const struct edu_nic_dma *req)
@@ -487,7 +452,6 @@ static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 			}
 		}
 		if (run.len) {
-			/* ioremap allocates: outside mr->lock */
 			ret = edu_nic_mr_window_map(mr, &run);
 			if (ret)
 				break;
@@ -499,12 +463,7 @@ static int edu_nic_mr_bulk(struct edu_nic_mr *mr,
 	return ret;
 }
 
-/*
- * The device mode: page by page through the edu engine, which copies
- * through its own buffer and ours. The lock that invalidation waits for
- * is held only while the device uses the page's address; user memory is
- * touched outside it. Called with op_lock held.
- */
+/* The device mode: page by page through the edu engine; op_lock held */
 static int edu_nic_mr_device(struct edu_nic_mr *mr,
 			     const struct edu_nic_dma *req, void *buf)
 {
@@ -537,10 +496,6 @@ static int edu_nic_mr_device(struct edu_nic_mr *mr,
  * edu_nic_mr_transfer - EDU_NIC_IOCTL_DMA on a region
  * @mr: the region, referenced
  * @req: the validated request
- *
- * The mirror is (re)made as needed; see edu_nic_mr_device() and
- * edu_nic_mr_bulk() for how each mode holds the lock that invalidation
- * waits for.
  *
  * Return: 0 or a negative errno.
  */
@@ -585,12 +540,8 @@ static void edu_nic_mr_lock_init(struct mutex *lock)
 }
 
 /*
- * Record reclaim -> @lock, as dma_resv_lockdep() and
- * i915_gem_shrinker_taints_mutex() do for their locks: the invalidate
- * callback takes mr->lock from reclaim, but reclaim that reaches a
- * mirrored range is rare in a test run, so lockdep would seldom see that,
- * and an allocation under mr->lock (a deadlock under memory pressure)
- * would go unreported. From then on, one is reported at once.
+ * Record reclaim -> @lock, as i915_gem_shrinker_taints_mutex() does: tests
+ * seldom reach reclaim, so an allocation under @lock would go unreported.
  */
 void edu_nic_mr_lockdep_taint(struct mutex *lock)
 {
@@ -602,15 +553,10 @@ void edu_nic_mr_lockdep_taint(struct mutex *lock)
 	fs_reclaim_release(GFP_KERNEL);
 }
 
-/**
- * edu_nic_mr_lockdep_prime - tell lockdep where mr->lock sits, up front
- *
- * For the dma-buf registrations' lock class, at module load. A umem's
- * mutex, which ib_core's class covers, is primed when a registration of
- * the address space is made (edu_nic_odp_create()). The
- * mmu notifier's own lockdep map (__mmu_notifier_invalidate_range_start_map,
- * which dma_resv_lockdep() also primes) is not exported to modules in
- * 6.1, so that edge is left to the invalidations the tests cause.
+/*
+ * Taint the dma-buf registrations' lock class at module load; a umem's
+ * mutex is tainted in edu_nic_odp_create(). The mmu notifier's own lockdep
+ * map is not exported to modules in 6.1.
  */
 void edu_nic_mr_lockdep_prime(void)
 {
@@ -621,17 +567,7 @@ void edu_nic_mr_lockdep_prime(void)
 	mutex_destroy(&lock);
 }
 
-/**
- * edu_nic_mr_alloc - a new, unpublished registration
- * @nic: the device
- * @start: first address, or offset in a dma-buf
- * @length: page-aligned length
- * @access: EDU_NIC_ACCESS_* bits
- * @kind: what it names
- * @ops: how its mirror is locked and read
- *
- * Return: the region with one reference, or NULL.
- */
+/* A new, unpublished registration with one reference, or NULL */
 struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 				    unsigned long length, u32 access,
 				    enum edu_nic_mr_kind kind,
@@ -657,10 +593,7 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 	return mr;
 }
 
-/**
- * edu_nic_mr_free - free what edu_nic_mr_alloc() allocated
- * @mr: the region, torn down, its umem released
- */
+/* Free what edu_nic_mr_alloc() allocated, once the umem is released */
 void edu_nic_mr_free(struct edu_nic_mr *mr)
 {
 	mutex_destroy(&mr->own_lock);
@@ -710,22 +643,13 @@ static void edu_nic_mr_release(struct kref *kref)
 	edu_nic_mr_free(mr);
 }
 
-/**
- * edu_nic_mr_put - drop a reference; the last one unmaps and frees
- * @mr: the region
- *
- * Context: process context; may sleep.
- */
+/* Drop a reference; the last one unmaps and frees, and may sleep */
 void edu_nic_mr_put(struct edu_nic_mr *mr)
 {
 	kref_put(&mr->kref, edu_nic_mr_release);
 }
 
-/**
- * edu_nic_mr_snapshot - read a region's state and counters
- * @mr: the region
- * @out: filled in, except @out->key and @out->pad
- */
+/* Read a region's state and counters into @out, except key and pad */
 void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out)
 {
 	mutex_lock(mr->lock);
@@ -744,21 +668,17 @@ void edu_nic_mr_snapshot(struct edu_nic_mr *mr, struct edu_nic_mr_stats *out)
  * @mr: the region
  * @addr: set while a region of user memory is mirrored
  *
- * For debugfs: under an IOMMU, a test's raw DMA at an address the region
- * no longer maps must fault.
+ * For debugfs: under an IOMMU, a raw DMA at an address the region no
+ * longer maps must fault.
  *
- * Return: true if @addr was set; false for a dma-buf region, whose mirror
- * the dma_resv guards.
+ * Return: true if @addr was set; never for a dma-buf region.
  */
 bool edu_nic_mr_first_dma_addr(struct edu_nic_mr *mr, dma_addr_t *addr)
 {
 	return mr->ops->first_dma_addr && mr->ops->first_dma_addr(mr, addr);
 }
 
-/**
- * edu_nic_mr_kill_all - tear down every mirror of a device being unbound
- * @nic: the device, already marked dead so that nothing maps again
- */
+/* Tear down every mirror of a device being unbound, already marked dead */
 void edu_nic_mr_kill_all(struct edu_nic *nic)
 {
 	struct edu_nic_mr *mr;

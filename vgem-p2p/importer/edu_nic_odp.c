@@ -2,20 +2,11 @@
 /*
  * edu_nic: registrations of a range of the address space.
  *
- * Such a registration is an RDMA on-demand-paging umem (ib_umem_odp), as
- * mlx5's ODP MRs are. The RDMA core mirrors it: an mmu_interval_notifier
- * covers the range, and ib_umem_odp_map_dma_and_lock() resolves it with
- * hmm_range_fault(), with this device named as the p2p importer, then
- * maps every page after its sequence check, under the umem's mutex:
- * system pages, and the BARs that exporters of device vmas (vgem-p2p
- * VRAM, TTM) and owners of device-private pages say their memory is in,
- * peer-to-peer. Our invalidate callback, like mlx5_ib_invalidate_range(),
- * stops the device (by taking that mutex, which every DMA command holds)
- * and unmaps.
- *
- * The mirror is all or nothing: one fault maps the whole region, and any
- * invalidation that touches it unmaps all of it, after waiting for the
- * DMA command in flight. The next DMA faults it again.
+ * An RDMA on-demand-paging umem, as mlx5's ODP MRs are: the RDMA core
+ * faults the range with hmm_range_fault(), this device named as the p2p
+ * importer, and maps system pages and exporters' BARs after its sequence
+ * check. The mirror is all or nothing: one fault maps the whole region,
+ * and any invalidation unmaps all of it.
  */
 #include <linux/hmm.h>
 #include <linux/mm.h>
@@ -27,12 +18,10 @@
 #include "edu_nic.h"
 
 /*
- * The CPU keeps using the pages while they are mapped (they are the
- * process's memory), so syncing at map and unmap time means nothing, and
- * an unmap's sync would copy a bounce buffer back over what the CPU wrote
- * since: each DMA syncs its page instead. This also tells DMA-API
- * debugging that several writable mappings of one page (two
- * registrations over the same memory) are intended.
+ * The CPU keeps using the pages while they are mapped, and an unmap's sync
+ * would copy a bounce buffer over what it wrote: each DMA syncs its page
+ * instead. This also tells DMA-API debugging that several writable
+ * mappings of one page are intended.
  */
 #define EDU_NIC_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
 
@@ -68,11 +57,7 @@ static void edu_nic_odp_unmap_all(struct ib_umem_odp *odp)
 	ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp), ib_umem_end(odp));
 }
 
-/*
- * Tear the mirror down: the core unmaps every page and gives the
- * exporters' leases back, without sleeping. Callers have made sure no DMA
- * uses the addresses: DMA runs under mr->lock, which we hold.
- */
+/* Tear the mirror down, if installed */
 static void edu_nic_odp_unmap_locked(struct edu_nic_mr *mr)
 {
 	lockdep_assert_held(mr->lock);
@@ -92,10 +77,7 @@ static bool edu_nic_odp_invalidate(struct mmu_interval_notifier *mni,
 					       notifier);
 	struct edu_nic_mr *mr;
 
-	/*
-	 * Waiting for the umem's mutex is waiting for the DMA in flight: the
-	 * device must be done with the addresses before they are released.
-	 */
+	/* As mlx5_ib_invalidate_range(): this waits for the DMA in flight */
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&odp->umem_mutex);
 	else if (!mutex_trylock(&odp->umem_mutex))
@@ -121,10 +103,8 @@ static const struct mmu_interval_notifier_ops edu_nic_odp_notifier_ops = {
 };
 
 /*
- * Count what ib_umem_odp_map_dma_and_lock() installed: the pages it
- * mapped peer-to-peer (by map type) and from system memory, and the
- * exporters' leases, all of them this fault's (the mirror was wholly
- * unmapped before it).
+ * Count what ib_umem_odp_map_dma_and_lock() installed, all of it this
+ * fault's: the mirror was wholly unmapped before.
  */
 static void edu_nic_odp_installed(struct edu_nic_mr *mr, bool write)
 {
@@ -153,11 +133,9 @@ static void edu_nic_odp_installed(struct edu_nic_mr *mr, bool write)
 }
 
 /*
- * Mirror the whole region, as mlx5's page fault handler maps a range:
- * ib_umem_odp_map_dma_and_lock() walks it, retries as long as an
- * invalidation overtakes the walk, and maps after its sequence check.
- * Called with op_lock held and the mirror invalid. Returns 0 with mr->lock
- * held and the mirror installed, -EAGAIN to try again, or an error.
+ * Mirror the whole region, which is not installed, as mlx5's page fault
+ * handler maps a range. Returns 0 with mr->lock held and the mirror
+ * installed, -EAGAIN to try again, or an error.
  */
 static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 {
@@ -194,7 +172,7 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 	return 0;
 }
 
-/* Is the mirror installed, and writable if @write? Under mr->lock. */
+/* Is the mirror installed, and writable if @write? */
 static bool edu_nic_odp_usable(struct edu_nic_mr *mr, bool write)
 {
 	lockdep_assert_held(mr->lock);
@@ -202,16 +180,11 @@ static bool edu_nic_odp_usable(struct edu_nic_mr *mr, bool write)
 }
 
 /*
- * Return with mr->lock held and the mirror installed, writable if @write:
- * the state in which the device may use the umem's DMA addresses.
- *
- * An invalidation racing with the mirroring (an exporter moving the
- * memory, say) is contention, not an error: retry until the mirror holds,
- * however long a move takes, as users of hmm_range_fault() loop on
- * -EBUSY. Each retry waits in the exporter (its p2p_lookup takes the
- * locks the move holds), so this does not spin. Only signals end the wait:
- * -EINTR for a fatal one, -ERESTARTSYS for one the caller's handler is
- * to see.
+ * Return with mr->lock held and the mirror installed, writable if @write.
+ * An invalidation racing with the fault (an exporter moving the memory) is
+ * contention: retry, as users of hmm_range_fault() loop on -EBUSY. Each
+ * retry waits in the exporter, so this does not spin. Only signals end
+ * the wait: -EINTR for a fatal one, else -ERESTARTSYS.
  */
 static int edu_nic_odp_lock_mirror(struct edu_nic_mr *mr, bool write)
 {
@@ -235,10 +208,7 @@ static int edu_nic_odp_lock_mirror(struct edu_nic_mr *mr, bool write)
 		ret = edu_nic_odp_fault(mr, write);
 		if (ret == -EAGAIN && signal_pending(current))
 			return -ERESTARTSYS;
-		/*
-		 * An exporter's wait for a move, interrupted (TTM's is
-		 * interruptible): only a fatal signal is the caller's EINTR.
-		 */
+		/* An exporter's interrupted wait: EINTR only if fatal */
 		if (ret == -EINTR && !fatal_signal_pending(current))
 			return -ERESTARTSYS;
 		if (ret != -EAGAIN)
@@ -247,11 +217,7 @@ static int edu_nic_odp_lock_mirror(struct edu_nic_mr *mr, bool write)
 	}
 }
 
-/*
- * Lock the mirror if it is installed (writable if @write), without
- * faulting it in: what a DMA command needs once the engine is ours, where
- * an exporter must not be called. -EAGAIN if an invalidation came first.
- */
+/* Lock the mirror if installed (writable if @write), else -EAGAIN */
 static int edu_nic_odp_lock_installed(struct edu_nic_mr *mr, bool write)
 {
 	mutex_lock(mr->lock);
@@ -319,9 +285,8 @@ static const struct edu_nic_mr_ops edu_nic_odp_ops = {
 };
 
 /*
- * Registration-time checks of the vmas: advisory, since they can change
- * at any time afterwards, but they let user space see a bad range at
- * once. The range must be fully mapped, and writable for write access.
+ * Advisory, as the vmas may change later, but a bad range shows at once:
+ * fully mapped, and writable for write access.
  */
 static int edu_nic_odp_check_vmas(struct mm_struct *mm, unsigned long start,
 				  unsigned long end, bool write)
@@ -351,10 +316,6 @@ static int edu_nic_odp_check_vmas(struct mm_struct *mm, unsigned long start,
  * edu_nic_odp_create - make a registration of a range of the address space
  * @f: the open file; its mm is the caller's
  * @req: the validated request
- *
- * An on-demand-paging umem of the device's ib_device, as mlx5 makes one
- * for an ODP MR. Its pages are mapped without CPU syncs (each DMA syncs
- * its page), and EDU_NIC_REG_MR_NO_P2P names no importer.
  *
  * Return: the region with one reference, not yet published (the ioctl
  * publishes it once it has its key), or an ERR_PTR().
