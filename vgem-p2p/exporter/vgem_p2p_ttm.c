@@ -123,6 +123,29 @@ static void vgem_p2p_moved(struct vgem_p2p_object *bo, bool evict, u64 from,
 }
 
 /*
+ * Within VRAM, as a copy engine would (amdgpu_move_blit()), a page at a
+ * time through the BAR's mapping: ttm_bo_move_memcpy() would ioremap()
+ * both ranges and copy through 128-byte bounces. The two ranges are both
+ * allocated, so they do not overlap. Return: false without a bounce page.
+ */
+static bool vgem_p2p_copy_in_vram(struct vgem_p2p_device *vdev, u64 from,
+				  u64 to, u64 size)
+{
+	void *bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	u64 off;
+
+	if (!bounce)
+		return false;
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		memcpy_fromio(bounce, vdev->bar + from + off, PAGE_SIZE);
+		memcpy_toio(vdev->bar + to + off, bounce, PAGE_SIZE);
+		cond_resched();
+	}
+	kfree(bounce);
+	return true;
+}
+
+/*
  * ttm_device_funcs.move. CPU mappings and vma importers are gone already;
  * dma-buf importers may use the old place until their fences signal.
  */
@@ -169,10 +192,15 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		vgem_p2p_hold_wait(&vdev->hold_in_clear);
 	else
 		trace_vgem_p2p_move_begin(bo, from, to);
-	/* also clears new VRAM: a new object's, or one never written */
-	ret = ttm_bo_move_memcpy(tbo, ctx, new_mem);
-	if (ret)
-		goto err_uncharge;
+	if (from_vram && to_vram &&
+	    vgem_p2p_copy_in_vram(vdev, from, to, tbo->base.size)) {
+		ttm_bo_move_sync_cleanup(tbo, new_mem);
+	} else {
+		/* also clears new VRAM: a new object's, or one never written */
+		ret = ttm_bo_move_memcpy(tbo, ctx, new_mem);
+		if (ret)
+			goto err_uncharge;
+	}
 
 	if (from_vram && !to_vram)
 		vgem_p2p_vram_uncharge(bo);
