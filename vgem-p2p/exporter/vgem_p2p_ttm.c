@@ -42,9 +42,11 @@ static struct ttm_tt *vgem_p2p_tt_create(struct ttm_buffer_object *tbo,
 	if (!tt)
 		return NULL;
 	tt->bo = tbo_to_bo(tbo);
-	/* a page nobody wrote reads zeroes, here and once moved to VRAM */
-	if (ttm_tt_init(&tt->ttm, tbo, page_flags | TTM_TT_FLAG_ZERO_ALLOC,
-			ttm_cached, 0)) {
+	/*
+	 * TTM asks for zeroed pages unless a move from VRAM is to fill them:
+	 * zeroing those too doubled the cost of an eviction.
+	 */
+	if (ttm_tt_init(&tt->ttm, tbo, page_flags, ttm_cached, 0)) {
 		kfree(tt);
 		return NULL;
 	}
@@ -166,9 +168,14 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	long lret;
 	int ret;
 
-	/* nothing to copy: or nothing left to copy from, after unplug */
-	if ((!from_vram && !to_vram) ||
-	    (from_vram && !ttm_resource_manager_used(&vdev->vram.manager))) {
+	if (!from_vram && !to_vram) {
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+	/* After unplug: nothing to copy from, so the pages must be zeroed */
+	if (from_vram && !ttm_resource_manager_used(&vdev->vram.manager)) {
+		if (tbo->ttm)
+			tbo->ttm->page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
 		ttm_bo_move_null(tbo, new_mem);
 		return 0;
 	}
