@@ -235,10 +235,13 @@ static inline unsigned long vgem_p2p_npages(struct vgem_p2p_object *bo)
 	return bo->tbo.base.size >> PAGE_SHIFT;
 }
 
+/* vram_offset of an object in system memory */
+#define VGEM_P2P_NOWHERE	(~0ull)
+
 /* Was the object in VRAM when its last move ended? No lock needed */
 static inline bool vgem_p2p_in_vram(struct vgem_p2p_object *bo)
 {
-	return READ_ONCE(bo->vram_offset) != ~0ull;
+	return READ_ONCE(bo->vram_offset) != VGEM_P2P_NOWHERE;
 }
 
 /* Under the dma_resv: is the object's resource in VRAM now? */
@@ -292,6 +295,7 @@ bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
 
 /* vgem_p2p_ttm.c */
 extern struct ttm_device_funcs vgem_p2p_ttm_funcs;
+extern struct ttm_placement vgem_p2p_sys_placement;
 int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where);
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
 

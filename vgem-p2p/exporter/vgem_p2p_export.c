@@ -58,12 +58,17 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags)
 {
-	if ((obj_flags & VGEM_P2P_CREATE_NO_P2P) ||
-	    !vgem_p2p_bar_routed(vdev, importer) ||
+	int type;
+
+	if ((obj_flags & VGEM_P2P_CREATE_NO_P2P) || !vdev->provider)
+		return VGEM_P2P_MAP_SYSTEM;
+	type = pci_p2pdma_map_type(vdev->provider, importer);
+	if (type == PCI_P2PDMA_MAP_NOT_SUPPORTED ||
 	    !vgem_p2p_importer_reaches_bar(vdev, importer))
 		return VGEM_P2P_MAP_SYSTEM;
-	return vgem_p2p_importer_translated(importer) ? VGEM_P2P_MAP_IOVA :
-							VGEM_P2P_MAP_BUS;
+	/* as pci_p2pdma_map_resource() will decide when the importer maps */
+	return type == PCI_P2PDMA_MAP_BUS_ADDR ? VGEM_P2P_MAP_BUS :
+						 VGEM_P2P_MAP_IOVA;
 }
 
 /*
@@ -157,14 +162,6 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 out_put_peer:
 	pci_dev_put(peer);
 	return ret;
-}
-
-/* What @importer's own mapping will get: for debugfs and tracing only */
-static enum vgem_p2p_map_kind vgem_p2p_bar_kind(struct vgem_p2p_device *vdev,
-						struct device *importer)
-{
-	return pci_p2pdma_map_type(vdev->provider, importer) ==
-	       PCI_P2PDMA_MAP_BUS_ADDR ? VGEM_P2P_MAP_BUS : VGEM_P2P_MAP_IOVA;
 }
 
 /* May a use (fault, p2p lookup, dma-buf map) bring evicted @bo back? */
@@ -291,8 +288,6 @@ struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 		return ERR_PTR(-ENODEV);
 	}
 	lease->kind = vgem_p2p_export_kind(vdev, importer, bo->flags);
-	if (lease->kind != VGEM_P2P_MAP_SYSTEM)
-		lease->kind = vgem_p2p_bar_kind(vdev, importer);
 	drm_dev_exit(idx);
 	lease->refused = lease->kind == VGEM_P2P_MAP_SYSTEM;
 	vgem_p2p_lease_add(bo, lease);

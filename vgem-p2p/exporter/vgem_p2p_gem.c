@@ -85,11 +85,6 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 		       struct vgem_p2p_client *client, u64 size, u32 flags,
 		       bool may_fall_back)
 {
-	static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
-	struct ttm_placement sys = {
-		.num_placement = 1, .placement = &sys_place,
-		.num_busy_placement = 1, .busy_placement = &sys_place,
-	};
 	struct ttm_operation_ctx ctx = { .interruptible = false };
 	struct vgem_p2p_object *bo;
 	int ret;
@@ -117,7 +112,7 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	INIT_LIST_HEAD(&bo->maps);
 	INIT_WORK(&bo->free_work, vgem_p2p_free_work);
 	INIT_WORK(&bo->destroy_work, vgem_p2p_destroy_work);
-	WRITE_ONCE(bo->vram_offset, ~0ull);
+	WRITE_ONCE(bo->vram_offset, VGEM_P2P_NOWHERE);
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
 	drm_dev_get(&vdev->drm);
 	atomic_inc(&vgem_p2p_live_objects);
@@ -127,7 +122,7 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 
 	/* From here on, TTM's put destroys it (vgem_p2p_bo_destroy()) */
 	ret = ttm_bo_init_reserved(&vdev->bdev, &bo->tbo, ttm_bo_type_device,
-				   &sys, 0, &ctx, NULL, NULL,
+				   &vgem_p2p_sys_placement, 0, &ctx, NULL, NULL,
 				   vgem_p2p_bo_destroy);
 	if (ret)
 		return ERR_PTR(ret == -ENOSPC ? -ENOMEM : ret);

@@ -14,9 +14,6 @@
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
 
-/* The "from" or "to" of a move that is in system memory */
-#define VGEM_P2P_NOWHERE	(~0ull)
-
 /* A ttm_tt that knows its object, for the resident pages fdinfo shows */
 struct vgem_p2p_tt {
 	struct ttm_tt ttm;
@@ -27,7 +24,7 @@ static const struct ttm_place vgem_p2p_sys_place = {
 	.mem_type = TTM_PL_SYSTEM,
 };
 
-static struct ttm_placement vgem_p2p_sys_placement = {
+struct ttm_placement vgem_p2p_sys_placement = {
 	.num_placement = 1,
 	.placement = &vgem_p2p_sys_place,
 	.num_busy_placement = 1,
