@@ -18,31 +18,13 @@
 #include <xf86drm.h>
 
 #include "p2p_common.h"
+#include "p2p_modules.h"
 #include "ttm_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("Unloading and unbinding the exporter and importer under live mappings.");
 
 #define RW	(EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
 #define SIZE	(4 * EDU_PAGE)
-
-/*
- * vgem_p2p and edu_nic, the pair; bochs, the other exporter; the RDMA
- * core edu_nic's registrations are umems of (ib_uverbs holds them)
- */
-enum { EXPORTER, IMPORTER, BOCHS, IB_CORE, IB_UVERBS, NR_MODS };
-
-static const char *const mod_name[] = {
-	"vgem_p2p", "edu_nic", "bochs", "ib_core", "ib_uverbs",
-};
-static const char *const mod_path[] = {
-	"vgem-p2p/exporter/vgem_p2p.ko", "vgem-p2p/importer/edu_nic.ko",
-	"drivers/gpu/drm/tiny/bochs.ko", "drivers/infiniband/core/ib_core.ko",
-	"drivers/infiniband/core/ib_uverbs.ko",
-};
-/* The tree each is in: the project's modules, or the kernel's objects */
-static const char *const mod_env[] = {
-	"VP2P_MODULES", "VP2P_MODULES", "VP2P_KOBJ", "VP2P_KOBJ", "VP2P_KOBJ",
-};
 
 /* A read of @key's first @len bytes, by @mode, gets what @want holds */
 static void check_head(int efd, uint32_t key, uint32_t mode, const char *want,
@@ -53,50 +35,6 @@ static void check_head(int efd, uint32_t key, uint32_t mode, const char *want,
 	igt_assert(len <= sizeof(buf));
 	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, mode, 0, len, buf);
 	igt_assert(!memcmp(buf, want, len));
-}
-
-static bool mod_loaded(int m)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/sys/module/%s", mod_name[m]);
-	return access(path, F_OK) == 0;
-}
-
-static int mod_unload(int m)
-{
-	if (syscall(SYS_delete_module, mod_name[m], O_NONBLOCK))
-		return -errno;
-	return 0;
-}
-
-/*
- * The parameters the suite runner loads each module with: the topologies
- * give edu dma_mask=0xffffffffffffffff (qemu/guest/run-suite).
- */
-static const char *const mod_params[NR_MODS] = {
-	"", "dma_bits=64", "", "", "",
-};
-
-static int mod_load_params(int m, const char *params)
-{
-	const char *dir = getenv(mod_env[m]);
-	char path[512];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, mod_path[m]);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (syscall(SYS_finit_module, fd, params, 0))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int mod_load(int m)
-{
-	return mod_load_params(m, mod_params[m]);
 }
 
 /* In load order: edu_nic needs ib_uverbs, which needs ib_core */
@@ -195,12 +133,6 @@ static unsigned int edu_dma_bits_param(void)
 	igt_assert(read(fd, text, sizeof(text) - 1) > 0);
 	close(fd);
 	return strtoul(text, NULL, 10);
-}
-
-static void reload_importer(const char *params)
-{
-	igt_assert_eq(mod_unload(IMPORTER), 0);
-	igt_assert_eq(mod_load_params(IMPORTER, params), 0);
 }
 
 /*
@@ -761,6 +693,39 @@ static void test_importer_dma_bits(void)
 	close(vfd);
 }
 
+/*
+ * Without a p2pdma provider (pcim_p2pdma_init() failed, or p2pdma=0),
+ * every importer gets system memory: through the vma and through the
+ * dma-buf, whose attachment must not promise peer2peer it cannot map.
+ */
+static void test_exporter_without_p2pdma(void)
+{
+	uint64_t vma_p2p, dmabuf_p2p;
+	struct drm_vgem_p2p_peer q;
+	int vfd, efd;
+
+	igt_assert_eq(mod_unload(IMPORTER), 0);
+	igt_assert_eq(mod_unload(EXPORTER), 0);
+	igt_assert_eq(mod_load_params(EXPORTER, "p2pdma=0"), 0);
+	igt_assert_eq(mod_load(IMPORTER), 0);
+
+	vfd = vgem_p2p_open();
+	q = edu_peer_nth(vfd, 0);
+	igt_assert(!q.reachable);
+	igt_assert_eq_u32(q.path, VGEM_P2P_PEER_NONE);
+	efd = edu_open();
+	vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
+	igt_assert_eq_u64(vma_p2p, 0);
+	igt_assert_eq_u64(dmabuf_p2p, 0);
+	igt_assert_eq_u64(vgem_p2p_stats(vfd).dmabuf_maps_p2p, 0);
+	close(efd);
+	close(vfd);
+
+	igt_assert_eq(mod_unload(IMPORTER), 0);
+	igt_assert_eq(mod_unload(EXPORTER), 0);
+	ensure_loaded();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -804,6 +769,10 @@ igt_main
 	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
 	igt_subtest("importer-dma-bits")
 		test_importer_dma_bits();
+
+	igt_describe("vgem_p2p loaded with p2pdma=0 (no p2pdma provider) hands every importer system memory, through the vma and the dma-buf, and the PEER ioctl says the BAR is unreachable.");
+	igt_subtest("exporter-without-p2pdma")
+		test_exporter_without_p2pdma();
 
 	igt_fixture
 		ensure_loaded();

@@ -6,6 +6,7 @@
  * used: dumb buffers, MODE_MAP_DUMB, mmap, and a modeset to make TTM
  * evict.
  */
+#include "p2p_modules.h"
 #include "ttm_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing bochs (TTM) dumb buffers: p2p, IOVAs, refusal, eviction, unbind.");
@@ -181,14 +182,17 @@ static void unpinned_vram(void)
 
 static void evict_revokes(void)
 {
-	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
+	int minor, fd, nic;
 	struct ttm_p2p_bo victim, other[TTM_P2P_MAX_SCANOUTS];
 	uint32_t seed = getpid() << 8, key;
 	struct edu_nic_mr_stats before, after;
 	struct ttm_p2p_scanout so, next;
 	int i, n;
 
+	/* first: a skip must leave no file open (edu_nic, DRM master) */
 	igt_require(ttm_p2p_topology_p2p());
+	fd = ttm_p2p_open(&minor);
+	nic = edu_open();
 	victim = ttm_p2p_dumb(fd, 1024, 768);
 	ttm_p2p_fill(victim.map, victim.size, seed);
 	so = ttm_p2p_scan_out(fd, &victim, 1024, 768);
@@ -245,14 +249,17 @@ static void evict_revokes(void)
  */
 static void evicted_shared(void)
 {
-	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
+	int minor, fd, nic;
 	struct ttm_p2p_bo bo, evictor;
 	struct ttm_p2p_scanout so;
 	uint32_t seed = getpid() << 8, key[2];
 	char buf[EDU_PAGE];
 	unsigned int k;
 
+	/* first: a skip must leave no file open (edu_nic, DRM master) */
 	igt_require(ttm_p2p_topology_p2p());
+	fd = ttm_p2p_open(&minor);
+	nic = edu_open();
 	bo = ttm_p2p_dumb(fd, 1024, 1024);	/* 4 MiB */
 	ttm_p2p_fill(bo.map, bo.size, seed);
 	so = ttm_p2p_scan_out(fd, &bo, 1024, 768);
@@ -350,7 +357,10 @@ static void bus_address_bulk(void)
 	bool iommu;
 	int nic;
 
-	igt_require_f(n >= 0, "no edu behind bochs' switch here\n");
+	if (n < 0) {
+		close(fd);	/* a skip must leave DRM master free */
+		igt_skip("no edu behind bochs' switch here\n");
+	}
 	nic = edu_open_nth(n);
 	iommu = edu_dev_stats(nic).caps & EDU_NIC_CAP_IOMMU;
 	igt_info("edu_nic%d shares bochs' switch, iommu %d\n", n, iommu);
@@ -442,6 +452,87 @@ static void unbind_live(void)
 	igt_assert(ttm_p2p_find_bochs() >= 0);
 }
 
+/* The end of bochs' VRAM BAR (BAR 0) on the bus, from its resource file */
+static uint64_t bochs_vram_end(int minor)
+{
+	unsigned long long start, end;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device/resource",
+		 minor);
+	f = fopen(path, "r");
+	igt_assert(f);
+	igt_assert_eq(fscanf(f, "%llx %llx", &start, &end), 2);
+	fclose(f);
+	return end;
+}
+
+/*
+ * TTM's p2p lookup holds an importer's DMA mask against the bus address
+ * it would hand out, as pci_p2pdma_map_resource() will: an importer that
+ * cannot use bochs' VRAM addresses (untranslated, or behind bochs' switch,
+ * whose bus addresses never reach the IOMMU) gets the buffer in system
+ * memory, and its registration works, instead of pfns it cannot map.
+ */
+static void importer_dma_bits(void)
+{
+	int minor, fd, beside, nic, n;
+
+	igt_require_f(getenv("VP2P_MODULES"),
+		      "VP2P_MODULES names the modules' build tree\n");
+	fd = ttm_p2p_open(&minor);
+	if (bochs_vram_end(minor) <= 0x7fffffffull) {
+		close(fd);	/* a skip must leave DRM master free */
+		igt_skip("bochs' VRAM is below 2 GiB: a 31-bit mask covers it\n");
+	}
+	beside = edu_beside_bochs(minor);
+	reload_importer("dma_bits=31");
+
+	for (n = 0; (nic = edu_open_nth(n)) >= 0; n++) {
+		struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
+		struct ttm_p2p_bo next = ttm_p2p_dumb(fd, 1024, 768);
+		uint64_t npages = bo.size / EDU_PAGE;
+		struct ttm_p2p_scanout so, so_next;
+		uint32_t seed = getpid() << 8 | n, key;
+		struct edu_nic_mr_stats s;
+		bool iommu = edu_dev_stats(nic).caps & EDU_NIC_CAP_IOMMU;
+		/* where a bus address would be all it could get */
+		bool bus_only = !iommu || n == beside;
+
+		/* scanned out, then not: unpinned, in VRAM */
+		ttm_p2p_fill(bo.map, bo.size, seed);
+		so = ttm_p2p_scan_out(fd, &bo, 1024, 768);
+		so_next = ttm_p2p_scan_out(fd, &next, 1024, 768);
+		igt_assert_eq(drmModeRmFB(fd, so.fb), 0);
+		igt_assert(ttm_p2p_in_vram(minor, seed, 7));
+
+		key = edu_reg(nic, bo.map, bo.size, RW,
+			      EDU_NIC_REG_MR_PREFETCH);
+		s = edu_mr_stats(nic, key);
+		igt_info("edu_nic%d (iommu %d, beside bochs %d): bus %llu, iova %llu, system %llu pages\n",
+			 n, iommu, n == beside,
+			 (unsigned long long)s.stats.pages_bus,
+			 (unsigned long long)s.stats.pages_iova,
+			 (unsigned long long)s.stats.cur_pages_system);
+		igt_assert_eq_u64(s.stats.pages_bus, 0);
+		if (bus_only || !ttm_p2p_topology_p2p())
+			igt_assert_eq_u64(s.stats.cur_pages_system, npages);
+		ttm_p2p_check_read(nic, key, bo.map, 7 * EDU_PAGE);
+		ttm_p2p_check_write(nic, key, bo.map, seed + 1, 3,
+				    EDU_NIC_MODE_DEVICE);
+		igt_assert_eq(edu_dereg_err(nic, key), 0);
+
+		ttm_p2p_scan_out_off(fd, &so_next);
+		ttm_p2p_dumb_free(fd, &next);
+		ttm_p2p_dumb_free(fd, &bo);
+		close(nic);
+	}
+	igt_assert(n > 0);
+	close(fd);
+	reload_importer("dma_bits=64");
+}
+
 igt_main
 {
 	igt_describe("edu DMA reads and writes a bochs dumb buffer in system memory (where bochs creates them) through the pages TTM maps for it.");
@@ -471,6 +562,10 @@ igt_main
 	igt_describe("An edu behind bochs' switch maps a scanout buffer by bus address, with or without an IOMMU, and the bulk mode reads and writes it through them (as the bus resolves them, not through the IOMMU); device DMA too where no IOMMU is on. Skips where no edu shares bochs' switch.");
 	igt_subtest("bus-address-bulk")
 		bus_address_bulk();
+
+	igt_describe("An importer whose DMA mask does not cover bochs' VRAM, and that nothing translates on the way (no IOMMU, or behind bochs' switch), gets an unpinned VRAM buffer in system memory from TTM's p2p lookup, not bus addresses it cannot map; edu_nic is reloaded with a 31-bit mask for it.");
+	igt_subtest("importer-dma-bits")
+		importer_dma_bits();
 
 	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly; bochs binds again. Runs on every topology with bochs, split included.");
 	igt_subtest("unbind-live")

@@ -54,11 +54,9 @@ static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 
 	/* Once per attachment, as amdgpu does: the topology does not change */
 	if (attach->peer2peer && drm_dev_enter(&vdev->drm, &idx)) {
-		attach->peer2peer =
-			!(bo->flags & VGEM_P2P_CREATE_NO_P2P) &&
-			pci_p2pdma_distance(vdev->pdev, attach->dev,
-					    false) >= 0 &&
-			vgem_p2p_importer_reaches_bar(vdev, attach->dev);
+		attach->peer2peer = vgem_p2p_export_kind(vdev, attach->dev,
+							 bo->flags) !=
+				    VGEM_P2P_MAP_SYSTEM;
 		drm_dev_exit(idx);
 	} else {
 		attach->peer2peer = false;

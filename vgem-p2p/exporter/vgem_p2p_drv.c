@@ -26,6 +26,12 @@
 #define DRIVER_MAJOR	1
 #define DRIVER_MINOR	0
 
+/* As amdgpu's pcie_p2p: an administrator's way out of peer-to-peer */
+static bool p2pdma = true;
+module_param(p2pdma, bool, 0444);
+MODULE_PARM_DESC(p2pdma,
+		 "Offer VRAM to peer devices (default: Y; N: every importer gets system memory)");
+
 static atomic64_t vgem_p2p_client_ids = ATOMIC64_INIT(0);
 
 struct vgem_p2p_file_priv {
@@ -249,10 +255,10 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 
 	/* Without a provider, importers are served from system memory */
-	ret = pcim_p2pdma_init(pdev);
+	ret = p2pdma ? pcim_p2pdma_init(pdev) : -EPERM;
 	if (!ret)
 		vdev->provider = pcim_p2pdma_provider(pdev, VGEM_P2P_BAR);
-	else
+	else if (p2pdma)
 		drm_warn(&vdev->drm, "no p2pdma provider: %d\n", ret);
 
 	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);

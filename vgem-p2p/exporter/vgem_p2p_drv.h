@@ -327,9 +327,6 @@ int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
 enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags);
-bool vgem_p2p_importer_translated(struct device *importer);
-bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
-				   struct device *importer);
 int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 			enum vgem_p2p_map_kind *kind, u64 bar_offset, u64 size,
 			enum dma_data_direction dir, dma_addr_t *addr);

@@ -3,9 +3,10 @@
  * Export policy: what an importing device gets for a range of one of our
  * vmas (p2p_lookup). The exporter alone decides:
  *
- *  - NO_P2P objects, no p2p route to the BAR (pci_p2pdma_map_type()), or a
- *    BAR above the importer's DMA mask without an IOMMU: the object moves
- *    to system memory and the importer maps its pages (dma_map_page()).
+ *  - NO_P2P objects, or no way for the importer to use the BAR's addresses
+ *    (pci_p2pdma_resource_map_type(): no p2p route, or a bus address its
+ *    DMA mask does not cover with nothing to translate it): the object
+ *    moves to system memory and the importer maps its pages.
  *  - otherwise the BAR's pfns and provider, which the importer maps with
  *    pci_p2pdma_map_resource(): a bus address through a switch, a
  *    dma_map_resource() mapping through the host bridge.
@@ -14,35 +15,14 @@
  * unmaps on invalidation. dma-buf importers are mapped in map_dma_buf.
  */
 #include <linux/dma-mapping.h>
-#include <linux/iommu.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
-#include <vgem_p2p_iommu.h>
-
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
-
-/* One definition for both drivers: see vgem_p2p_iommu.h */
-bool vgem_p2p_importer_translated(struct device *importer)
-{
-	return vgem_p2p_dma_translated(importer);
-}
-
-/*
- * Can @importer address our whole BAR? An IOVA fits its DMA mask; a bus
- * address may not (QEMU's edu then writes elsewhere): dma_capable()'s check.
- */
-bool vgem_p2p_importer_reaches_bar(struct vgem_p2p_device *vdev,
-				   struct device *importer)
-{
-	return vgem_p2p_importer_translated(importer) ||
-	       vdev->bar_bus + vdev->bar_size - 1 <=
-	       min_not_zero(dma_get_mask(importer), importer->bus_dma_limit);
-}
 
 /* Does the PCI core route @dev to our BAR at all (any map type)? */
 static bool vgem_p2p_bar_routed(struct vgem_p2p_device *vdev,
@@ -58,17 +38,18 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags)
 {
-	int type;
-
 	if ((obj_flags & VGEM_P2P_CREATE_NO_P2P) || !vdev->provider)
 		return VGEM_P2P_MAP_SYSTEM;
-	type = pci_p2pdma_map_type(vdev->provider, importer);
-	if (type == PCI_P2PDMA_MAP_NOT_SUPPORTED ||
-	    !vgem_p2p_importer_reaches_bar(vdev, importer))
+	/* the whole BAR, as importers get pfns anywhere in it */
+	switch (pci_p2pdma_resource_map_type(vdev->provider, importer,
+					     vdev->bar_phys, vdev->bar_size)) {
+	case PCI_P2PDMA_MAP_BUS_ADDR:
+		return VGEM_P2P_MAP_BUS;
+	case PCI_P2PDMA_MAP_THRU_HOST_BRIDGE:
+		return VGEM_P2P_MAP_IOVA;
+	default:
 		return VGEM_P2P_MAP_SYSTEM;
-	/* as pci_p2pdma_map_resource() will decide when the importer maps */
-	return type == PCI_P2PDMA_MAP_BUS_ADDR ? VGEM_P2P_MAP_BUS :
-						 VGEM_P2P_MAP_IOVA;
+	}
 }
 
 /*

@@ -97,9 +97,10 @@
  * no free handle).
  *
  * A dma-buf's importers: a dynamic importer that attaches with
- * allow_peer2peer and reaches the BAR peer-to-peer
- * (pci_p2pdma_distance()) is mapped the object's VRAM (BAR bus addresses,
- * or IOVAs from dma_map_resource() behind an IOMMU) while it is there,
+ * allow_peer2peer and reaches the BAR peer-to-peer (as the vma path
+ * decides: a p2p route, and addresses it can use) is mapped the object's
+ * VRAM (BAR bus addresses, or IOVAs from dma_map_resource() behind an
+ * IOMMU) while it is there,
  * and is told of every move (dma_buf_move_notify(), under the object's
  * dma_resv) to map it again; every other importer is mapped system
  * memory, the object moving there first (-ENOMEM if it cannot).
