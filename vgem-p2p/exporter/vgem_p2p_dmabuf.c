@@ -84,14 +84,11 @@ static void vgem_p2p_dmabuf_detach(struct dma_buf *dmabuf,
 static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 {
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
-	bool was_in_vram = vgem_p2p_resident_vram(bo);
 	int ret;
 
-	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
+	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM, VGEM_P2P_REASON_PINNED);
 	if (ret)
 		return ret;
-	if (was_in_vram)
-		bo->reason = VGEM_P2P_REASON_PINNED;
 	ttm_bo_pin(&bo->tbo);
 	return 0;
 }
@@ -136,6 +133,8 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 		sg_free_table(&s->sgt);
 		return ret;
 	}
+	atomic64_add(s->size >> PAGE_SHIFT, s->kind == VGEM_P2P_MAP_BUS ?
+		     &vdev->stats.p2p_pages_bus : &vdev->stats.p2p_pages_iova);
 	/* No struct page behind a BAR: importers use only the DMA side */
 	for_each_sgtable_sg(&s->sgt, sg, i) {
 		unsigned int len = min_t(u64, seg, s->size - off);
@@ -175,14 +174,14 @@ static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
 static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 				      struct device *dev,
 				      enum dma_data_direction dir,
-				      struct vgem_p2p_dmabuf_sgt *s)
+				      u32 reason, struct vgem_p2p_dmabuf_sgt *s)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct scatterlist *sg;
 	unsigned int i;
 	int ret;
 
-	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
+	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM, reason);
 	if (ret)
 		return ret;
 
@@ -241,20 +240,16 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 		p2p = false;
 
 	/* Evicted, and p2p would work: come back, if there is room */
-	if (p2p && vgem_p2p_may_return(bo) &&
-	    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
-		bo->reason = VGEM_P2P_REASON_RETURNED;
-	if (p2p && vgem_p2p_resident_vram(bo)) {
+	if (p2p)
+		vgem_p2p_return(bo);
+	if (p2p && vgem_p2p_resident_vram(bo))
 		ret = vgem_p2p_dmabuf_map_vram(bo, attach->dev, dir, s);
-	} else {
-		bool was_in_vram = vgem_p2p_resident_vram(bo);
-
-		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir, s);
-		if (!ret && was_in_vram)
-			bo->reason = attach->peer2peer ?
-				     VGEM_P2P_REASON_EVICTED :
-				     VGEM_P2P_REASON_NO_P2P_IMPORTER;
-	}
+	else
+		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir,
+						 attach->peer2peer ?
+						 VGEM_P2P_REASON_EVICTED :
+						 VGEM_P2P_REASON_NO_P2P_IMPORTER,
+						 s);
 
 	if (p2p)
 		drm_dev_exit(idx);

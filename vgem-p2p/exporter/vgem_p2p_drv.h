@@ -296,7 +296,8 @@ bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
 /* vgem_p2p_ttm.c */
 extern struct ttm_device_funcs vgem_p2p_ttm_funcs;
 extern struct ttm_placement vgem_p2p_sys_placement;
-int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where);
+int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
+		   u32 reason);
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
 
 /* vgem_p2p_client.c */
@@ -348,7 +349,7 @@ int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
 struct p2pdma_provider *vgem_p2p_ttm_p2p_provider(struct ttm_buffer_object *tbo);
 bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
 u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
-bool vgem_p2p_may_return(struct vgem_p2p_object *bo);
+void vgem_p2p_return(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_move.c */
 void vgem_p2p_compact(struct vgem_p2p_device *vdev);

@@ -72,11 +72,9 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 	switch (type) {
 	case PCI_P2PDMA_MAP_BUS_ADDR:
 		*kind = VGEM_P2P_MAP_BUS;
-		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_bus);
 		return 0;
 	case PCI_P2PDMA_MAP_THRU_HOST_BRIDGE:
 		*kind = VGEM_P2P_MAP_IOVA;
-		atomic64_add(size >> PAGE_SHIFT, &vdev->stats.p2p_pages_iova);
 		return 0;
 	case PCI_P2PDMA_MAP_NOT_SUPPORTED:
 		return -EOPNOTSUPP;
@@ -101,7 +99,7 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 {
 	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
 	struct drm_vgem_p2p_peer *args = data;
-	enum vgem_p2p_map_kind kind = VGEM_P2P_MAP_SYSTEM;
+	enum vgem_p2p_map_kind kind;
 	struct pci_dev *peer;
 	dma_addr_t addr;
 	int ret = 0, idx;
@@ -119,37 +117,30 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 
 	args->reachable = vgem_p2p_bar_routed(vdev, &peer->dev);
 	args->path = VGEM_P2P_PEER_NONE;
-	if (args->reachable) {
-		/* vgem_p2p_export_bar() without its stats */
-		int type = pci_p2pdma_map_resource(vdev->provider, &peer->dev,
-						   vdev->bar_phys, PAGE_SIZE,
-						   DMA_TO_DEVICE, &addr);
-
-		if (type == PCI_P2PDMA_MAP_BUS_ADDR)
-			kind = VGEM_P2P_MAP_BUS;
-		else if (type == PCI_P2PDMA_MAP_THRU_HOST_BRIDGE)
-			kind = VGEM_P2P_MAP_IOVA;
-		else if (type < 0)
-			ret = type;
-		if (kind != VGEM_P2P_MAP_SYSTEM)
-			vgem_p2p_unexport_bar(&peer->dev, kind, addr,
-					      PAGE_SIZE, DMA_TO_DEVICE);
+	if (args->reachable)
+		ret = vgem_p2p_export_bar(vdev, &peer->dev, &kind, 0, PAGE_SIZE,
+					  DMA_TO_DEVICE, &addr);
+	if (args->reachable && !ret) {
+		args->path = kind == VGEM_P2P_MAP_BUS ? VGEM_P2P_PEER_BUS :
+							VGEM_P2P_PEER_MAPPED;
+		vgem_p2p_unexport_bar(&peer->dev, kind, addr, PAGE_SIZE,
+				      DMA_TO_DEVICE);
 	}
-	if (kind == VGEM_P2P_MAP_BUS)
-		args->path = VGEM_P2P_PEER_BUS;
-	else if (kind == VGEM_P2P_MAP_IOVA)
-		args->path = VGEM_P2P_PEER_MAPPED;
+	if (ret == -EOPNOTSUPP)
+		ret = 0;
 	drm_dev_exit(idx);
 out_put_peer:
 	pci_dev_put(peer);
 	return ret;
 }
 
-/* May a use (fault, p2p lookup, dma-buf map) bring evicted @bo back? */
-bool vgem_p2p_may_return(struct vgem_p2p_object *bo)
+/* A use (fault, p2p lookup, dma-buf map) brings evicted @bo back, if it fits */
+void vgem_p2p_return(struct vgem_p2p_object *bo)
 {
-	return !(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->tbo.pin_count &&
-	       !vgem_p2p_resident_vram(bo) && !vgem_p2p_held_in_system(bo);
+	if (!(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->tbo.pin_count &&
+	    !vgem_p2p_resident_vram(bo) && !vgem_p2p_held_in_system(bo))
+		vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM,
+			       VGEM_P2P_REASON_RETURNED);
 }
 
 /*
@@ -168,9 +159,7 @@ int vgem_p2p_ttm_p2p_access(struct ttm_buffer_object *tbo,
 	if (vgem_p2p_export_kind(vdev, importer, bo->flags) ==
 	    VGEM_P2P_MAP_SYSTEM)
 		return vgem_p2p_ttm_p2p_unreachable(tbo, importer);
-	if (vgem_p2p_may_return(bo) &&
-	    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
-		bo->reason = VGEM_P2P_REASON_RETURNED;
+	vgem_p2p_return(bo);
 	return 0;
 }
 
@@ -182,14 +171,11 @@ int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
 				 struct device *importer)
 {
 	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
-	int ret;
 
 	if (!vgem_p2p_resident_vram(bo))
 		return 0;
-	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
-	if (!ret)
-		bo->reason = VGEM_P2P_REASON_NO_P2P_IMPORTER;
-	return ret;
+	return vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM,
+			      VGEM_P2P_REASON_NO_P2P_IMPORTER);
 }
 
 /* ttm_device_funcs.p2p_provider: the one BAR VRAM is in */

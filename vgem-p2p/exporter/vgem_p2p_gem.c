@@ -131,7 +131,7 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	 * VRAM on the way in. SYSTEM objects get zeroed pages on first use.
 	 */
 	ret = flags & VGEM_P2P_CREATE_SYSTEM ? 0 :
-	      vgem_p2p_place(bo, VGEM_P2P_TO_VRAM);
+	      vgem_p2p_place(bo, VGEM_P2P_TO_VRAM, VGEM_P2P_REASON_CREATE);
 	if ((ret == -ENOSPC || ret == -EDQUOT) && may_fall_back)
 		ret = 0;
 	bo->created = true;

@@ -67,10 +67,9 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		/* not while fallback importers would only push it out again */
-		if (vgem_p2p_may_return(bo) && !READ_ONCE(bo->nr_fallback_maps) &&
-		    !atomic_read(&bo->dmabuf_system_maps) &&
-		    !vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM))
-			bo->reason = VGEM_P2P_REASON_RETURNED;
+		if (!READ_ONCE(bo->nr_fallback_maps) &&
+		    !atomic_read(&bo->dmabuf_system_maps))
+			vgem_p2p_return(bo);
 		ret = vgem_p2p_fault_reserved(vmf, bo);
 		drm_dev_exit(idx);
 	} else if (vgem_p2p_resident_vram(bo)) {

@@ -54,22 +54,21 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 static int vgem_p2p_move_locked(struct vgem_p2p_object *bo,
 				struct drm_vgem_p2p_move *args)
 {
-	bool was_in_vram = vgem_p2p_resident_vram(bo);
 	int ret;
 
 	switch (args->target) {
 	case VGEM_P2P_MOVE_SYSTEM:
-		ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM);
+		ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM,
+				     VGEM_P2P_REASON_MOVE);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
-		ret = vgem_p2p_place(bo, VGEM_P2P_TO_VRAM_ELSEWHERE);
+		ret = vgem_p2p_place(bo, VGEM_P2P_TO_VRAM_ELSEWHERE,
+				     VGEM_P2P_REASON_MOVE);
 		break;
 	default:
 		ret = vgem_p2p_place_at(bo, args->offset);
 		break;
 	}
-	if (!ret && (was_in_vram || vgem_p2p_resident_vram(bo)))
-		bo->reason = VGEM_P2P_REASON_MOVE;
 	args->offset = bo->vram_offset;
 	return ret;
 }

@@ -274,16 +274,8 @@ static int vgem_p2p_validate(struct vgem_p2p_object *bo,
 	return ttm_bo_validate(&bo->tbo, placement, &ctx);
 }
 
-/*
- * Into VRAM: where there is room, else after compacting, else (not for
- * RETURN_TO_VRAM) by evicting the oldest (TTM's LRU), waiting for objects
- * TTM skipped as held or being freed; without busy placement TTM never
- * evicts and says -ENOMEM. Into system memory fully populated: whoever
- * asks uses every page.
- * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
- * client; -EINVAL pinned; -ENOMEM for system memory.
- */
-int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
+static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
+				enum vgem_p2p_where where)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct ttm_resource *res = bo->tbo.resource;
@@ -349,7 +341,29 @@ int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where)
 }
 
 /*
- * Into VRAM at @offset, evicting and compacting nothing. Return: 0; -EBUSY
+ * Into VRAM: where there is room, else after compacting, else (not for
+ * RETURN_TO_VRAM) by evicting the oldest (TTM's LRU), waiting for objects
+ * TTM skipped as held or being freed; without busy placement TTM never
+ * evicts and says -ENOMEM. Into system memory fully populated: whoever
+ * asks uses every page. @reason (VGEM_P2P_REASON_*) is recorded if the
+ * object was in VRAM or is now: a move between system pages is none.
+ * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
+ * client; -EINVAL pinned; -ENOMEM for system memory.
+ */
+int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
+		   u32 reason)
+{
+	bool was_in_vram = vgem_p2p_resident_vram(bo);
+	int ret = vgem_p2p_place_where(bo, where);
+
+	if (!ret && (was_in_vram || vgem_p2p_resident_vram(bo)))
+		bo->reason = reason;
+	return ret;
+}
+
+/*
+ * Into VRAM at @offset, evicting and compacting nothing, for MOVE.
+ * Return: 0; -EBUSY
  * if any of the range is allocated, to this object too; -EDQUOT; -EINVAL
  * pinned.
  */
@@ -376,5 +390,8 @@ int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 		return -EDQUOT;
 	}
 	ret = vgem_p2p_validate(bo, &pl);
-	return ret == -ENOMEM ? -EBUSY : ret;
+	if (ret)
+		return ret == -ENOMEM ? -EBUSY : ret;
+	bo->reason = VGEM_P2P_REASON_MOVE;
+	return 0;
 }
