@@ -96,6 +96,33 @@ static inline int edu_open_nth(int n)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * BAR @bar of the PCI device whose sysfs directory is @dev (such as
+ * "/sys/class/drm/card0/device"), from its resource file: CPU physical
+ * addresses, which are the bus's on x86. Return: false without the file
+ * or the BAR's line.
+ */
+static inline bool pci_bar_range(const char *dev, int bar, uint64_t *start,
+				 uint64_t *end)
+{
+	unsigned long long s = 0, e = 0, flags;
+	char path[300];
+	bool ok = true;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/resource", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	for (i = 0; i <= bar && ok; i++)
+		ok = fscanf(f, "%llx %llx %llx", &s, &e, &flags) == 3;
+	fclose(f);
+	*start = s;
+	*end = e;
+	return ok;
+}
+
 /* How many edu devices (PCI 1234:11e8) the machine has, bound or not */
 static inline int edu_pci_count(void)
 {

@@ -22,19 +22,11 @@ IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p memory: p2p, fallback, IOVAs, m
 /* Physical start of the exporter's VRAM BAR (BAR2), from sysfs. */
 static uint64_t vram_bar_phys(int card)
 {
-	unsigned long long start = 0, end, flags;
-	char path[64];
-	FILE *f;
-	int i;
+	uint64_t start, end;
+	char dev[64];
 
-	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device/resource",
-		 card);
-	f = fopen(path, "r");
-	igt_assert(f);
-	for (i = 0; i <= 2; i++)
-		igt_assert_eq(fscanf(f, "%llx %llx %llx", &start, &end, &flags),
-			      3);
-	fclose(f);
+	snprintf(dev, sizeof(dev), "/sys/class/drm/card%d/device", card);
+	igt_assert(pci_bar_range(dev, 2, &start, &end));
 	return start;
 }
 

@@ -269,24 +269,15 @@ static void *fz_thread_main(void *arg)
 
 static uint64_t vram_bus_addr(int vfd)
 {
-	unsigned long long start = 0, end, flags;
-	char path[96];
+	uint64_t start, end;
 	struct stat st;
-	FILE *f;
-	int i;
+	char dev[96];
 
 	if (fstat(vfd, &st))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/resource",
+	snprintf(dev, sizeof(dev), "/sys/dev/char/%u:%u/device",
 		 major(st.st_rdev), minor(st.st_rdev));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	for (i = 0; i <= 2; i++)
-		if (fscanf(f, "%llx %llx %llx", &start, &end, &flags) != 3)
-			start = 0;
-	fclose(f);
-	return start;
+	return pci_bar_range(dev, 2, &start, &end) ? start : 0;
 }
 
 static void *map_anon(size_t len, int prot)

@@ -683,7 +683,7 @@ static void test_importer_dma_bits(void)
 	igt_assert_eq_u64(dmabuf_p2p, 0);
 	close(efd);
 
-	reload_importer("dma_bits=64");
+	reload_importer(mod_params[IMPORTER]);
 	igt_assert_eq_u64(edu_dma_mask(), ~0ull);
 	efd = edu_open();
 	vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);

@@ -452,19 +452,14 @@ static void unbind_live(void)
 	igt_assert(ttm_p2p_find_bochs() >= 0);
 }
 
-/* The end of bochs' VRAM BAR (BAR 0) on the bus, from its resource file */
+/* The end of bochs' VRAM BAR (BAR 0) on the bus */
 static uint64_t bochs_vram_end(int minor)
 {
-	unsigned long long start, end;
-	char path[64];
-	FILE *f;
+	uint64_t start, end;
+	char dev[64];
 
-	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device/resource",
-		 minor);
-	f = fopen(path, "r");
-	igt_assert(f);
-	igt_assert_eq(fscanf(f, "%llx %llx", &start, &end), 2);
-	fclose(f);
+	snprintf(dev, sizeof(dev), "/sys/class/drm/card%d/device", minor);
+	igt_assert(pci_bar_range(dev, 0, &start, &end));
 	return end;
 }
 
@@ -530,7 +525,7 @@ static void importer_dma_bits(void)
 	}
 	igt_assert(n > 0);
 	close(fd);
-	reload_importer("dma_bits=64");
+	reload_importer(mod_params[IMPORTER]);
 }
 
 igt_main

@@ -255,11 +255,14 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 
 	/* Without a provider, importers are served from system memory */
-	ret = p2pdma ? pcim_p2pdma_init(pdev) : -EPERM;
-	if (!ret)
-		vdev->provider = pcim_p2pdma_provider(pdev, VGEM_P2P_BAR);
-	else if (p2pdma)
-		drm_warn(&vdev->drm, "no p2pdma provider: %d\n", ret);
+	if (p2pdma) {
+		ret = pcim_p2pdma_init(pdev);
+		if (ret)
+			drm_warn(&vdev->drm, "no p2pdma provider: %d\n", ret);
+		else
+			vdev->provider = pcim_p2pdma_provider(pdev,
+							      VGEM_P2P_BAR);
+	}
 
 	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);
 	vdev->vram_size = vdev->bar_size - devmem_size;
