@@ -34,23 +34,32 @@ _qemu_cmd()	# _qemu_cmd TOPOLOGY OUTDIR EXTRA-CMDLINE
 		"VP2P_MODROOT=$KOBJ/modroot"
 }
 
+# kernel_lines LOG: the kernel's lines in a console log, from their
+# timestamp on, wherever it starts (a test's output on the same console
+# can come before it on the line), and the console's own note of
+# records it dropped, which has no timestamp. Only these count, so test
+# output cannot fake a splat.
+kernel_lines()
+{
+	grep -aoE '\[ *[0-9]+\.[0-9]+\] .*|\*\* [0-9]+ printk messages dropped \*\*' "$1"
+}
+
 # splat_scan LOG: print the kernel splat lines in a console log, if any;
-# fails if there are none. Only timestamped kernel lines count, so test
-# output cannot fake one. The KCSAN reports of unpatched 6.1 that
+# fails if there are none. The KCSAN reports of unpatched 6.1 that
 # qemu/kcsan-known-races lists are not splats (qemu/splat-filter);
 # splat_scan_known prints those.
 splat_scan()
 {
 	local s
 
-	s=$(grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$1" | grep -aEf "$SPLAT_PATTERNS" |
+	s=$(kernel_lines "$1" | grep -aEf "$SPLAT_PATTERNS" |
 		"$VP2P_TOP/qemu/splat-filter")
 	[ -n "$s" ] && printf '%s\n' "$s"
 }
 
 splat_scan_known()
 {
-	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$1" | grep -aEf "$SPLAT_PATTERNS" |
+	kernel_lines "$1" | grep -aEf "$SPLAT_PATTERNS" |
 		"$VP2P_TOP/qemu/splat-filter" -k
 }
 
