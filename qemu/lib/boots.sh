@@ -132,11 +132,12 @@ expected_results()
 # judged: hmm-tests has a baseline of its own.
 skip_baseline()
 {
-	local results=$1 boot=$2 baseline=$3 name bin
+	local results=$1 boot=$2 baseline=$3 name bin tests
 
+	tests=$(boot_tests "$boot")
 	while read -r _ name _; do
 		bin=${name%%/*}
-		grep -qxF -- "$bin" <<<"$(boot_tests "$boot")" || continue
+		grep -qxF -- "$bin" <<<"$tests" || continue
 		[ "$bin" = hmm-tests ] && continue
 		awk -v b="$boot" -v n="$name" '$1 == b && $2 == n { f = 1 }
 			END { exit !f }' "$baseline" ||
@@ -173,9 +174,4 @@ budget_report()
 		"$(mmss "$total")" "$( [ "$wall" -gt "$total" ] && echo '  over')"
 	[ -z "$over" ] ||
 		echo "vp2p: over budget:$over (a loaded machine, or a test that grew: see docs/testing.md)"
-}
-
-mmss()
-{
-	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }

@@ -30,11 +30,16 @@ die()
 	exit 1
 }
 
+# mmss SECONDS: "4m05s"
+mmss()
+{
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# elapsed T0: the time since T0 (date +%s), as mmss prints it
 elapsed()
 {
-	local s=$(($(date +%s) - $1))
-
-	printf '%dm%02ds' $((s / 60)) $((s % 60))
+	mmss $(($(date +%s) - $1))
 }
 
 # wait_ticking PID T0 TITLE [PROGRESS-CMD...]: wait for PID, printing a
