@@ -6,9 +6,12 @@
  * existed before it.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "vgem_p2p_common.h"
 
@@ -476,6 +479,142 @@ static void test_system_populated_on_use(void)
 	close(fd);
 }
 
+/*
+ * Two threads each MOVE(VRAM) an object of half of VRAM over and over,
+ * so that each move must evict the other object while the other thread
+ * holds its reservation, and a third thread creates and closes objects
+ * of half of VRAM. The two moves used to spin on each other for ever,
+ * unkillably, and everything behind them hung. Each move must succeed
+ * (contention is not an error), each creation too, and the whole must
+ * end.
+ */
+struct contender {
+	int fd;
+	uint32_t handle;	/* 0: create and close instead */
+	uint64_t size;
+	unsigned int rounds;	/* 0: until killed */
+	int err;		/* the first failure's -errno */
+};
+
+static void *contender_thread(void *arg)
+{
+	struct contender *c = arg;
+	unsigned int i;
+
+	for (i = 0; !c->rounds || i < c->rounds; i++) {
+		uint64_t offset = 0;
+		uint32_t h = 0;
+
+		if (c->handle) {
+			c->err = __vgem_p2p_move(c->fd, c->handle,
+						 VGEM_P2P_MOVE_VRAM, &offset);
+		} else {
+			struct drm_gem_close close = {};
+
+			c->err = __vgem_p2p_create(c->fd, c->size, 0, &h);
+			close.handle = h;
+			if (!c->err && drmIoctl(c->fd, DRM_IOCTL_GEM_CLOSE,
+						&close))
+				c->err = -errno;
+		}
+		if (c->err)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * In a child of its own: a move the kernel cannot end must not take the
+ * test, the device and the suite with it. Returns the child's pid. The
+ * child exits 0 when every thread's every round succeeded.
+ */
+static pid_t contend(int fd, uint32_t a, uint32_t b, uint64_t half,
+		     unsigned int rounds)
+{
+	struct contender c[3] = {
+		{ .fd = fd, .handle = a, .rounds = rounds },
+		{ .fd = fd, .handle = b, .rounds = rounds },
+		{ .fd = fd, .size = half, .rounds = rounds },
+	};
+	pthread_t t[3];
+	pid_t pid = fork();
+	int i, bad = 0;
+
+	igt_assert(pid >= 0);
+	if (pid)
+		return pid;
+	/* no igt_assert here: a child's failure must not run igt_main again */
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, contender_thread, &c[i]))
+			_exit(2);
+	for (i = 0; i < 3; i++) {
+		pthread_join(t[i], NULL);
+		if (c[i].err) {
+			fprintf(stderr, "%s: %s\n", i < 2 ? "MOVE" : "CREATE",
+				strerror(-c[i].err));
+			bad = 1;
+		}
+	}
+	_exit(bad);
+}
+
+/* Reap @pid within @ms milliseconds: its wait status, or -1 if it lives */
+static int reap_within(pid_t pid, unsigned int ms)
+{
+	int status;
+
+	for (; ms; ms -= 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
+static void test_concurrent_moves_full_vram(int fd)
+{
+	uint64_t half = vgem_p2p_stats(fd).vram_size / 2;
+	uint32_t a = vgem_p2p_create(fd, half, 0);
+	uint32_t b = vgem_p2p_create(fd, half, 0);
+	uint32_t *pa = vgem_p2p_mmap(fd, a, half, PROT_READ | PROT_WRITE);
+	uint32_t *pb = vgem_p2p_mmap(fd, b, half, PROT_READ | PROT_WRITE);
+	int status;
+	pid_t pid;
+
+	fill_sparse(pa, half, 81);
+	fill_sparse(pb, half, 82);
+
+	/* six rounds each: both end, every move and creation succeeded */
+	pid = contend(fd, a, b, half, 6);
+	status = reap_within(pid, 120 * 1000);
+	if (status < 0) {
+		kill(pid, SIGKILL);
+		igt_assert_f(false, "the moves did not end in 120 s, and %s SIGKILL\n",
+			     reap_within(pid, 10 * 1000) < 0 ? "not even after" :
+							      "only after");
+	}
+	igt_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		     "a move or a creation failed (status %#x)\n", status);
+
+	/* without end: SIGKILL ends them, and promptly */
+	pid = contend(fd, a, b, half, 0);
+	usleep(2 * 1000 * 1000);
+	igt_assert_eq(kill(pid, SIGKILL), 0);
+	status = reap_within(pid, 10 * 1000);
+	igt_assert_f(status >= 0, "moving threads live 10 s after SIGKILL\n");
+	igt_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	/* nothing was left held: both still move, with their bytes */
+	vgem_p2p_move(fd, a, VGEM_P2P_MOVE_VRAM, 0);
+	vgem_p2p_move(fd, b, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert(check_sparse(pa, half, 81));
+	igt_assert(check_sparse(pb, half, 82));
+	munmap(pb, half);
+	munmap(pa, half);
+	gem_close(fd, b);
+	gem_close(fd, a);
+}
+
 igt_main
 {
 	int fd = -1;
@@ -532,6 +671,10 @@ igt_main
 	igt_describe("Eviction skips an object with an unsignalled fence: with VRAM full of two halves and the older fenced, creating a third evicts the younger, and the fenced one keeps its offset, its move count and its bytes while its fence is still pending.");
 	igt_subtest("fence-skips-eviction")
 		test_fence_skips_eviction(fd);
+
+	igt_describe("Two threads each moving an object of half of VRAM elsewhere in VRAM, over and over, so that each move must evict the object the other thread holds reserved, and a third creating and closing such objects: every move and creation succeeds and all of it ends (one move lets its reservation go, not a spin on each other), a SIGKILL ends it promptly, and both objects still move afterwards with their bytes.");
+	igt_subtest("concurrent-moves-full-vram")
+		test_concurrent_moves_full_vram(fd);
 
 	igt_fixture
 		close(fd);

@@ -132,6 +132,7 @@ static int vgem_p2p_counters_show(struct seq_file *m, void *data)
 	SHOW(dmabuf_maps_system);
 	SHOW(dmabuf_unmaps);
 	SHOW(move_notifies);
+	SHOW(backoffs);
 #undef SHOW
 	return 0;
 }

@@ -87,6 +87,7 @@ struct vgem_p2p_counters {
 	atomic64_t moves;
 	atomic64_t evictions;
 	atomic64_t compactions;
+	atomic64_t backoffs;		/* debugfs only: MOVEs that let go */
 	atomic64_t invalidations;
 	atomic64_t bytes_copied;
 	atomic64_t bytes_bounced;
@@ -290,14 +291,29 @@ bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size);
 struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
 					   u64 *cursor);
 u64 vgem_p2p_vram_used(struct vgem_p2p_device *vdev);
-bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
-			     struct vgem_p2p_object *self);
+/* Why TTM's eviction found no room: vgem_p2p_vram_busy() */
+enum vgem_p2p_vram_busy {
+	VGEM_P2P_VRAM_FULL,	/* of what it may not evict */
+	VGEM_P2P_VRAM_FREEING,	/* an object is being freed */
+	VGEM_P2P_VRAM_HELD,	/* an object is reserved by another task */
+	VGEM_P2P_VRAM_AGAIN,	/* an object is evictable now */
+};
+
+/* Evictable-now verdicts in a row before "no room": TTM's fails for RAM */
+#define VGEM_P2P_EVICT_AGAIN	16
+
+enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
+					   struct vgem_p2p_object *self,
+					   const struct ttm_placement *pl,
+					   struct vgem_p2p_object **held);
 
 /* vgem_p2p_ttm.c */
 extern struct ttm_device_funcs vgem_p2p_ttm_funcs;
 extern struct ttm_placement vgem_p2p_sys_placement;
 int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
 		   u32 reason);
+int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo,
+			  struct vgem_p2p_object **backoff);
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
 
 /* vgem_p2p_client.c */

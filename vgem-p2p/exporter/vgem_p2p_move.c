@@ -52,7 +52,8 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 }
 
 static int vgem_p2p_move_locked(struct vgem_p2p_object *bo,
-				struct drm_vgem_p2p_move *args)
+				struct drm_vgem_p2p_move *args,
+				struct vgem_p2p_object **backoff)
 {
 	int ret;
 
@@ -62,8 +63,7 @@ static int vgem_p2p_move_locked(struct vgem_p2p_object *bo,
 				     VGEM_P2P_REASON_MOVE);
 		break;
 	case VGEM_P2P_MOVE_VRAM:
-		ret = vgem_p2p_place(bo, VGEM_P2P_TO_VRAM_ELSEWHERE,
-				     VGEM_P2P_REASON_MOVE);
+		ret = vgem_p2p_move_to_vram(bo, backoff);
 		break;
 	default:
 		ret = vgem_p2p_place_at(bo, args->offset);
@@ -116,12 +116,25 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = -ENODEV;
 		goto out_put;
 	}
-	ret = dma_resv_lock_interruptible(obj->resv, NULL);
-	if (ret)
-		goto out_exit;
-	ret = vgem_p2p_move_locked(to_vgem_p2p_obj(obj), args);
-	dma_resv_unlock(obj->resv);
-out_exit:
+	for (;;) {
+		struct vgem_p2p_object *backoff;
+
+		ret = dma_resv_lock_interruptible(obj->resv, NULL);
+		if (ret)
+			break;
+		ret = vgem_p2p_move_locked(to_vgem_p2p_obj(obj), args,
+					   &backoff);
+		dma_resv_unlock(obj->resv);
+		if (ret != -EDEADLK)
+			break;
+		/* as ww_mutex_lock_slow(): wait for it holding nothing */
+		ret = dma_resv_lock_interruptible(backoff->tbo.base.resv, NULL);
+		if (!ret)
+			dma_resv_unlock(backoff->tbo.base.resv);
+		ttm_bo_put(&backoff->tbo);
+		if (ret)
+			break;
+	}
 	drm_dev_exit(idx);
 out_put:
 	drm_gem_object_put(obj);

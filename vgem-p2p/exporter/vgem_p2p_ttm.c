@@ -274,8 +274,63 @@ static int vgem_p2p_validate(struct vgem_p2p_object *bo,
 	return ttm_bo_validate(&bo->tbo, placement, &ctx);
 }
 
+/*
+ * TTM without a ww ticket only try-locks what it would evict, and says
+ * -ENOMEM when what it skipped was reserved. Wait for that, killably, as
+ * long as someone holds or frees what would make room; but two MOVEs
+ * that each hold what the other would evict would wait for each other
+ * for ever. So a MOVE of an object in VRAM, which others may be waiting
+ * for, lets its reservation go when what it waits for is lower in a
+ * fixed order (vgem_p2p_vram_busy()'s): -EDEADLK and *@backoff, for
+ * vgem_p2p_move_ioctl() to wait on unreserved. Wait-die with an order
+ * for age, as ww_mutex does, but TTM 6.1 cannot back off a ticket it
+ * was given: it would try the next busy place with the one that died.
+ */
+static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
+			      struct ttm_placement *pl,
+			      struct vgem_p2p_object **backoff)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	unsigned int again = 0;
+	int ret;
+
+	for (;;) {
+		struct vgem_p2p_object *held;
+
+		ret = vgem_p2p_validate(bo, pl);
+		if (ret != -ENOMEM)
+			return ret;
+		switch (vgem_p2p_vram_busy(vdev, bo, pl, &held)) {
+		case VGEM_P2P_VRAM_FULL:
+			return -ENOSPC;
+		case VGEM_P2P_VRAM_AGAIN:
+			/* not for ever: TTM may fail to evict for want of RAM */
+			if (++again > VGEM_P2P_EVICT_AGAIN)
+				return -ENOSPC;
+			cond_resched();
+			continue;
+		case VGEM_P2P_VRAM_HELD:
+			if (backoff && held < bo && vgem_p2p_resident_vram(bo)) {
+				atomic64_inc(&vdev->stats.backoffs);
+				*backoff = held;
+				return -EDEADLK;
+			}
+			ttm_bo_put(&held->tbo);
+			break;
+		case VGEM_P2P_VRAM_FREEING:
+			vgem_p2p_free_wq_flush();
+			break;
+		}
+		again = 0;
+		schedule_timeout_killable(1);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
 static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
-				enum vgem_p2p_where where)
+				enum vgem_p2p_where where,
+				struct vgem_p2p_object **backoff)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct ttm_resource *res = bo->tbo.resource;
@@ -329,35 +384,51 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
 		return -ENOSPC;
 	pl.num_busy_placement = pl.num_placement;
 	pl.busy_placement = places;
-	for (;;) {
-		ret = vgem_p2p_validate(bo, &pl);
-		if (ret != -ENOMEM || !vgem_p2p_vram_contended(vdev, bo))
-			break;
-		/* let what is being freed go, and what is held be let go */
-		vgem_p2p_free_wq_flush();
-		schedule_timeout_uninterruptible(1);
-	}
-	return ret == -ENOMEM ? -ENOSPC : ret;
+	return vgem_p2p_evict_for(bo, &pl, backoff);
 }
 
 /*
  * Into VRAM: where there is room, else after compacting, else (not for
- * RETURN_TO_VRAM) by evicting the oldest (TTM's LRU), waiting for objects
- * TTM skipped as held or being freed; without busy placement TTM never
- * evicts and says -ENOMEM. Into system memory fully populated: whoever
- * asks uses every page. @reason (VGEM_P2P_REASON_*) is recorded if the
- * object was in VRAM or is now: a move between system pages is none.
+ * RETURN_TO_VRAM) by evicting the oldest (TTM's LRU), waiting killably
+ * for objects TTM skipped as reserved by others or being freed; without
+ * busy placement TTM never evicts and says -ENOMEM. Into system memory
+ * fully populated: whoever asks uses every page. @reason
+ * (VGEM_P2P_REASON_*) is recorded if the object was in VRAM or is now: a
+ * move between system pages is none.
  * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
- * client; -EINVAL pinned; -ENOMEM for system memory.
+ * client; -EINVAL pinned; -ENOMEM for system memory; -EINTR on a fatal
+ * signal.
  */
 int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
 		   u32 reason)
 {
 	bool was_in_vram = vgem_p2p_resident_vram(bo);
-	int ret = vgem_p2p_place_where(bo, where);
+	int ret = vgem_p2p_place_where(bo, where, NULL);
 
 	if (!ret && (was_in_vram || vgem_p2p_resident_vram(bo)))
 		bo->reason = reason;
+	return ret;
+}
+
+/**
+ * vgem_p2p_move_to_vram - into VRAM elsewhere, for MOVE
+ * @bo: the object, reserved
+ * @backoff: on -EDEADLK, a referenced object to wait for unreserved
+ *
+ * As vgem_p2p_place() with VGEM_P2P_TO_VRAM_ELSEWHERE, but may ask its
+ * caller to let @bo's reservation go, wait for *@backoff's and start
+ * over: see vgem_p2p_evict_for().
+ *
+ * Return: as vgem_p2p_place(); -EDEADLK to back off.
+ */
+int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo,
+			  struct vgem_p2p_object **backoff)
+{
+	int ret = vgem_p2p_place_where(bo, VGEM_P2P_TO_VRAM_ELSEWHERE,
+				       backoff);
+
+	if (!ret)
+		bo->reason = VGEM_P2P_REASON_MOVE;
 	return ret;
 }
 

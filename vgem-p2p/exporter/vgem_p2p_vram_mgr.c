@@ -177,32 +177,71 @@ bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size)
 	return !fits;
 }
 
-/*
- * Does VRAM hold an unpinned object other than @self that TTM's eviction
- * skips for now (its dma_resv held, or being freed)? That is contention,
- * not a lack of room: vgem_p2p_place() waits for it. Fenced objects are
- * skipped for good.
- */
-bool vgem_p2p_vram_contended(struct vgem_p2p_device *vdev,
-			     struct vgem_p2p_object *self)
+/* Would freeing @node give room to a place of @pl, as TTM's range check? */
+static bool vgem_p2p_node_in_placement(const struct drm_mm_node *node,
+				       const struct ttm_placement *pl)
 {
+	unsigned int i;
+
+	for (i = 0; i < pl->num_busy_placement; i++) {
+		const struct ttm_place *place = &pl->busy_placement[i];
+
+		if (node->start + node->size > place->fpfn &&
+		    (!place->lpfn || node->start < place->lpfn))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why TTM's eviction found no room for @self in @pl's busy places, from
+ * the unpinned objects it could have evicted there:
+ * - one idle and not reserved now: TTM ran while it was reserved, or
+ *   before it went idle, so try again (VGEM_P2P_VRAM_AGAIN);
+ * - one being freed gives its room back by itself (VGEM_P2P_VRAM_FREEING);
+ * - one reserved by another task is contention, not a lack of room
+ *   (VGEM_P2P_VRAM_HELD): *@held is the one of them at the lowest
+ *   kernel address, referenced, for vgem_p2p_place_where() to order
+ *   itself against (any fixed order would do);
+ * - otherwise what is left is fenced or pinned: VRAM is full.
+ * Reservations are only peeked at: a node stays, and its BO with it,
+ * while the manager's lock is held.
+ */
+enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
+					   struct vgem_p2p_object *self,
+					   const struct ttm_placement *pl,
+					   struct vgem_p2p_object **held)
+{
+	enum vgem_p2p_vram_busy busy = VGEM_P2P_VRAM_FULL;
 	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
+	struct ttm_buffer_object *lowest = NULL;
 	struct drm_mm_node *node;
-	bool busy = false;
 
 	spin_lock(&mgr->lock);
 	drm_mm_for_each_node(node, &mgr->mm) {
 		struct ttm_buffer_object *tbo = node_to_tbo(node);
 
-		if (tbo == &self->tbo || tbo->pin_count)
+		if (tbo == &self->tbo || tbo->pin_count ||
+		    !vgem_p2p_node_in_placement(node, pl))
 			continue;
-		if (!kref_read(&tbo->kref) || tbo->deleted ||
-		    dma_resv_is_locked(tbo->base.resv)) {
-			busy = true;
+		if (!kref_read(&tbo->kref) || tbo->deleted) {
+			busy = max(busy, VGEM_P2P_VRAM_FREEING);
+		} else if (dma_resv_is_locked(tbo->base.resv)) {
+			busy = max(busy, VGEM_P2P_VRAM_HELD);
+			if (!lowest || tbo < lowest)
+				lowest = tbo;
+		} else if (dma_resv_test_signaled(tbo->base.resv,
+						  DMA_RESV_USAGE_BOOKKEEP)) {
+			busy = VGEM_P2P_VRAM_AGAIN;
 			break;
 		}
 	}
+	if (busy == VGEM_P2P_VRAM_HELD && !ttm_bo_get_unless_zero(lowest))
+		busy = VGEM_P2P_VRAM_FREEING;
 	spin_unlock(&mgr->lock);
+	if (busy != VGEM_P2P_VRAM_HELD)
+		lowest = NULL;
+	*held = lowest ? tbo_to_bo(lowest) : NULL;
 	return busy;
 }
 
