@@ -1187,6 +1187,102 @@ static void test_stale_iova_faults(int vfd, int fd,
 	free(r.buf);
 }
 
+static char hold_fault_path[128], held_fault_path[128];
+
+static void edu_release_failed_fault(int sig)
+{
+	edu_write_str(hold_fault_path, "0");
+}
+
+/* Does the kernel command line hold the word @word? */
+static bool cmdline_has(const char *word)
+{
+	char line[4096], *tok, *save;
+	FILE *f = fopen("/proc/cmdline", "r");
+	bool found = false;
+
+	igt_assert(f);
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save))
+			found = !strcmp(tok, word);
+	fclose(f);
+	return found;
+}
+
+/* swiotlb's slots in use (debugfs io_tlb_used), as a count of mappings */
+static long swiotlb_used(const void *unused)
+{
+	return edu_read_int("/sys/kernel/debug/swiotlb/io_tlb_used");
+}
+
+/*
+ * A fault whose map step fails part of the way (swiotlb=force, a region
+ * larger than the bounce pool) has mapped pages it has not unmapped yet
+ * when the RDMA core drops umem_mutex; edu_nic_odp_fault() unmaps them
+ * once it has the lock again. An invalidation in between must unmap them
+ * itself, as mlx5's does: it used to skip a region that was not
+ * installed, and the mapping outlived the invalidation that ended it.
+ * edu_nic's hold_failed_fault holds the fault in that window; swiotlb's
+ * slots in use show what is mapped.
+ */
+static void test_failed_fault_invalidated(int fd)
+{
+	struct held_read r = { .fd = fd, .len = 4096 };
+	long nslabs, base, held, after;
+	uint64_t size;
+	pthread_t t;
+	char *p;
+
+	igt_require_f(access("/sys/kernel/debug/swiotlb/io_tlb_used", R_OK) == 0,
+		      "no swiotlb debugfs\n");
+	igt_require_f(cmdline_has("swiotlb=force"),
+		      "DMA is not bounced: a map step cannot fail part of the way\n");
+	nslabs = edu_read_int("/sys/kernel/debug/swiotlb/io_tlb_nslabs");
+	/* a third more pages than the pool has room for */
+	size = ((uint64_t)nslabs * 2048 / 3 * 4 + (2 << 20) - 1) &
+	       ~((2ull << 20) - 1);
+	igt_require_f(size <= EDU_NIC_MR_MAX_LENGTH,
+		      "a %" PRIu64 " MiB swiotlb pool: no region outgrows it\n",
+		      (uint64_t)nslabs * 2048 >> 20);
+
+	p = edu_anon(size);
+	memset(p, 0x5a, size);
+	r.buf = malloc(r.len);
+	igt_assert(r.buf);
+	r.key = edu_reg(fd, p, size, RW, 0);
+	base = swiotlb_used(NULL);
+
+	igt_install_exit_handler(edu_release_failed_fault);
+	igt_assert(edu_write_str(hold_fault_path, "1"));
+	igt_assert_eq(pthread_create(&t, NULL, held_read, &r), 0);
+	igt_assert_f(wait_for_value(read_int_at, held_fault_path, 1) == 1,
+		     "the fault of a %" PRIu64 " MiB region did not fail in its map step\n",
+		     size >> 20);
+	held = swiotlb_used(NULL);
+	/* the positive control: the failed step left most of the pool mapped */
+	igt_assert_f(held - base > nslabs / 2,
+		     "the failed map step holds %ld of %ld slots\n",
+		     held - base, nslabs);
+
+	/* the invalidation, while the fault waits to take the lock again */
+	igt_assert_eq(munmap(p, size), 0);
+	after = swiotlb_used(NULL);
+	igt_info("swiotlb slots: %ld in the pool, %ld in use before, %ld held by the failed map step, %ld after the invalidation\n",
+		 nslabs, base, held - base, after - base);
+	igt_assert_f(after - base < 64,
+		     "%ld slots still mapped after the invalidation (%ld before)\n",
+		     after - base, held - base);
+
+	igt_assert(edu_write_str(hold_fault_path, "0"));
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_assert_eq(r.ret, -EFAULT);
+	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+	igt_assert_f(wait_for_value(swiotlb_used, NULL, base) - base < 64,
+		     "the region's bounce slots were not all given back\n");
+	free(r.buf);
+}
+
 static void test_teardown_vram(int vfd, int fd)
 {
 	uint64_t size = 2 * EDU_PAGE;
@@ -1247,6 +1343,10 @@ igt_main
 				      sizeof(hold_path));
 		vgem_p2p_debugfs_path(vfd, "held_after_lookup", held_path,
 				      sizeof(held_path));
+		snprintf(hold_fault_path, sizeof(hold_fault_path),
+			 "/sys/kernel/debug/edu_nic/hold_failed_fault");
+		snprintf(held_fault_path, sizeof(held_fault_path),
+			 "/sys/kernel/debug/edu_nic/held_failed_fault");
 	}
 
 	igt_describe("DRM_IOCTL_VGEM_P2P_PEER says what the topology promises for edu (bus addresses behind a switch, a dma_map_resource() mapping through the host bridge under the vIOMMU, none on split), and a registration gets exactly that.");
@@ -1330,6 +1430,10 @@ igt_main
 	igt_describe("Under an IOMMU, between edu_nic's walk and its sequence check (the RDMA core's, held by vgem_p2p's hold_after_lookup) no IOVA of edu_nic0 translates into the object's VRAM (a scan of its IOVA window), before and after a move in that window, and a raw DMA at the IOVA the region had faults (IOMMU fault logged); the retry maps the object where it went.");
 	igt_subtest("stale-iova-faults")
 		test_stale_iova_faults(vfd, fd, &caps);
+
+	igt_describe("On swiotlb=force, a fault of a region larger than the bounce pool fails in its map step with part of the region mapped; an invalidation (munmap) while the fault waits to take umem_mutex again (edu_nic's hold_failed_fault) unmaps that part itself (swiotlb's slots in use go back), and the DMA then fails with EFAULT and gives every slot back.");
+	igt_subtest("failed-fault-invalidated")
+		test_failed_fault_invalidated(fd);
 
 	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind: a child that read the object by DMA and holds its mapping (checked through OBJ_INFO) is killed mid-DMA, and the mapping is gone.");
 	igt_subtest("teardown-vram")

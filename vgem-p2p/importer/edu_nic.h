@@ -357,6 +357,7 @@ bool edu_nic_mr_first_dma_addr(struct edu_nic_mr *mr, dma_addr_t *addr);
 void edu_nic_mr_kill_all(struct edu_nic *nic);
 
 /* edu_nic_odp.c */
+void edu_nic_odp_hold_init(struct dentry *root);
 struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
 				      const struct edu_nic_reg_mr *req);
 

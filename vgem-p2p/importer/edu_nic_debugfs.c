@@ -206,6 +206,7 @@ void edu_nic_debugfs_module_init(void)
 	edu_nic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	edu_nic_dma_fault_init(edu_nic_debugfs_root);
 	edu_nic_dma_hold_init(edu_nic_debugfs_root);
+	edu_nic_odp_hold_init(edu_nic_debugfs_root);
 }
 
 /* Remove it */

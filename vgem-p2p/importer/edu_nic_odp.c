@@ -57,16 +57,35 @@ static void edu_nic_odp_unmap_all(struct ib_umem_odp *odp)
 	ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp), ib_umem_end(odp));
 }
 
-/* Tear the mirror down, if installed */
+/*
+ * Tear the mirror down. Unmap whatever is mapped even if it is not
+ * installed, as mlx5_ib_invalidate_range() does: a map step that failed
+ * part of the way dropped umem_mutex with what it had mapped still in
+ * dma_list, until edu_nic_odp_fault() takes the lock again to unmap it,
+ * and an invalidation in between must not let that outlive it.
+ */
 static void edu_nic_odp_unmap_locked(struct edu_nic_mr *mr)
 {
 	lockdep_assert_held(mr->lock);
 
-	if (!mr->valid)
-		return;
-
 	edu_nic_odp_unmap_all(mr->odp);
-	edu_nic_mr_uninstalled(mr);
+	if (mr->valid)
+		edu_nic_mr_uninstalled(mr);
+}
+
+/*
+ * hold_failed_fault: while set, a fault whose map step failed waits
+ * before it takes umem_mutex again to unmap what that step mapped, so
+ * that an invalidation can come in between; held_failed_fault counts them.
+ */
+static struct edu_nic_hold edu_nic_odp_hold_knob =
+	EDU_NIC_HOLD_INIT(edu_nic_odp_hold_knob);
+
+/* Create the hold_failed_fault knob and its count in <debugfs>/edu_nic */
+void edu_nic_odp_hold_init(struct dentry *root)
+{
+	edu_nic_hold_create(root, "hold_failed_fault", "held_failed_fault",
+			    &edu_nic_odp_hold_knob);
 }
 
 static bool edu_nic_odp_invalidate(struct mmu_interval_notifier *mni,
@@ -86,12 +105,16 @@ static bool edu_nic_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	/* NULL until the registration is made: then nothing is mapped */
 	mr = odp->private;
-	if (mr && mr->valid) {
+	if (mr) {
+		bool installed = mr->valid;
+
+		/* not installed: what a failed map step left, if anything */
 		edu_nic_odp_unmap_locked(mr);
-		edu_nic_mr_count(mr, invalidations, 1);
-	} else if (mr && READ_ONCE(mr->faulting)) {
-		/* the core's sequence check fails: it walks again */
-		edu_nic_mr_count(mr, fault_retries, 1);
+		/* while faulting, the core's sequence check fails: it retries */
+		if (installed)
+			edu_nic_mr_count(mr, invalidations, 1);
+		else if (READ_ONCE(mr->faulting))
+			edu_nic_mr_count(mr, fault_retries, 1);
 	}
 
 	mutex_unlock(&odp->umem_mutex);
@@ -151,6 +174,7 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 					   true);
 	WRITE_ONCE(mr->faulting, false);
 	if (ret < 0) {
+		edu_nic_hold_wait(&edu_nic_odp_hold_knob);
 		mutex_lock(mr->lock);
 		/* What the core mapped before it failed: all or nothing */
 		edu_nic_odp_unmap_all(odp);
