@@ -1283,6 +1283,121 @@ static void test_failed_fault_invalidated(int fd)
 	free(r.buf);
 }
 
+struct held_reg {
+	int fd;
+	void *p;
+	uint64_t size;
+	int ret;
+};
+
+static void *held_reg(void *arg)
+{
+	struct held_reg *r = arg;
+	uint32_t key = 0;
+
+	r->ret = edu_reg_err(r->fd, r->p, r->size, RW,
+			     EDU_NIC_REG_MR_PREFETCH, &key);
+	if (!r->ret)
+		r->ret = edu_dereg_err(r->fd, key);
+	return NULL;
+}
+
+struct unbinder {
+	int go[2];		/* a byte on go[1] starts it */
+	const char *bdf;
+	volatile bool done;
+	bool ok;
+};
+
+static void *unbinder(void *arg)
+{
+	struct unbinder *u = arg;
+	char c;
+
+	if (read(u->go[0], &c, 1) == 1)
+		u->ok = edu_write_str("/sys/bus/pci/drivers/edu_nic/unbind",
+				      u->bdf);
+	u->done = true;
+	return NULL;
+}
+
+/*
+ * edu_nic's unbind tore the mirrors down without waiting for a fault in
+ * flight, so a fault between its walk and its map step mapped after
+ * remove() had returned. A PREFETCH of a VRAM range is held there by
+ * vgem_p2p's hold_after_lookup while edu_nic0 is unbound: the unbind
+ * must wait for it (edu_nic.fault_rwsem), the registration then fails
+ * with ENODEV, and nothing stays mapped. Nothing here may take the
+ * mmap_lock for writing while the fault holds it for reading: the
+ * unbinding thread is started before the hold.
+ */
+static void test_unbind_during_fault(int vfd, int *fdp)
+{
+	uint64_t size = 2 * EDU_PAGE;
+	uint32_t h = vgem_p2p_create(vfd, size, 0);
+	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
+	struct held_reg r = { .fd = *fdp, .p = p, .size = size };
+	struct drm_vgem_p2p_stats s0, s1;
+	struct unbinder u = {};
+	char bdf[32], ref[2 * EDU_PAGE], buf[2 * EDU_PAGE];
+	bool returned_while_held = false;
+	pthread_t tr, tu;
+	uint32_t key;
+	int i, held;
+
+	edu_bdf(bdf, sizeof(bdf));
+	u.bdf = bdf;
+	p2p_fill(ref, size, 43);
+	memcpy(p, ref, size);
+	s0 = vgem_p2p_stats(vfd);
+	igt_assert_eq(pipe(u.go), 0);
+	igt_assert_eq(pthread_create(&tu, NULL, unbinder, &u), 0);
+
+	igt_install_exit_handler(edu_release_held);
+	igt_assert(edu_write_str(hold_path, "1"));
+	igt_assert_eq(pthread_create(&tr, NULL, held_reg, &r), 0);
+	held = wait_for_value(read_int_at, held_path, 1);
+	igt_assert_eq(write(u.go[1], "u", 1), 1);
+	/* the unbind is in remove() once the device node is gone */
+	for (i = 0; i < 60000 && !access("/sys/class/misc/edu_nic0", F_OK); i++)
+		usleep(1000);
+	/* and must stay there while the fault is held: not a timing bound */
+	for (i = 0; i < 5000 && !returned_while_held; i++) {
+		usleep(1000);
+		returned_while_held = u.done;
+	}
+	igt_assert(edu_write_str(hold_path, "0"));
+	igt_assert_eq(pthread_join(tr, NULL), 0);
+	igt_assert_eq(pthread_join(tu, NULL), 0);
+	close(u.go[0]);
+	close(u.go[1]);
+	s1 = vgem_p2p_stats(vfd);
+	igt_info("held %d; unbind returned while the fault was held: %s; registration %d; p2p maps %" PRIu64 ", unmaps %" PRIu64 "\n",
+		 held, returned_while_held ? "yes" : "no", r.ret,
+		 (uint64_t)(s1.p2p_maps - s0.p2p_maps),
+		 (uint64_t)(s1.p2p_unmaps - s0.p2p_unmaps));
+	igt_assert_eq(held, 1);
+	igt_assert(u.ok);
+	igt_assert_f(!returned_while_held,
+		     "edu_nic's unbind returned while a fault of it was between walk and map\n");
+	igt_assert_eq(r.ret, -ENODEV);
+	/* whatever the fault mapped, it unmapped */
+	igt_assert_eq_u64(s1.p2p_maps - s0.p2p_maps, s1.p2p_unmaps - s0.p2p_unmaps);
+	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
+
+	/* bound again, the device mirrors the object with its bytes */
+	close(*fdp);
+	igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
+	*fdp = edu_open();
+	key = edu_reg(*fdp, p, size, RW, 0);
+	edu_dma(*fdp, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0, size,
+		buf);
+	igt_assert(!memcmp(buf, ref, size));
+	igt_assert_eq(edu_dereg_err(*fdp, key), 0);
+	munmap(p, size);
+	gem_close(vfd, h);
+}
+
 static void test_teardown_vram(int vfd, int fd)
 {
 	uint64_t size = 2 * EDU_PAGE;
@@ -1438,6 +1553,10 @@ igt_main
 	igt_describe("munmap and exit while importing VRAM leave no exporter mapping behind: a child that read the object by DMA and holds its mapping (checked through OBJ_INFO) is killed mid-DMA, and the mapping is gone.");
 	igt_subtest("teardown-vram")
 		test_teardown_vram(vfd, fd);
+
+	igt_describe("edu_nic's unbind waits for a fault in flight: a PREFETCH of a VRAM range held between its walk and its map step (vgem_p2p's hold_after_lookup) keeps the unbind in remove() until it is let go; the registration then fails with ENODEV, the exporter's p2p maps and unmaps balance, and the device bound again mirrors the object with its bytes.");
+	igt_subtest("unbind-during-fault")
+		test_unbind_during_fault(vfd, &fd);
 
 	igt_fixture {
 		close(fd);

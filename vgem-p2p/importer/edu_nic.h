@@ -5,6 +5,7 @@
  * Lock order, outermost first:
  *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic.dma_lock >
  *   dma_resv of a dma-buf > the mirror lock (*edu_nic_mr.lock)
+ *   edu_nic_mr.op_lock > edu_nic.fault_rwsem > mmap_lock > the mirror lock
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -18,6 +19,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -97,6 +99,11 @@ struct edu_nic_dev_counters {
  * @irq_held: fail_dma_irq_late keeps the line disabled, a command's
  *	interrupt pending, until the next command has started. Under
  *	@dma_lock.
+ * @fault_rwsem: read-held by a fault of a registration of user memory
+ *	from its check of @dead until it has mapped and checked again, so
+ *	that unbind, which write-locks it once @dead is set, does not tear
+ *	the mirrors down while one is being mapped, as drm_dev_unplug()
+ *	waits for drm_dev_enter() sections.
  * @mr_list_lock: protects @mr_list.
  * @mr_list: every live registration on this device, for debugfs and unbind.
  * @debugfs: the device's debugfs directory.
@@ -121,6 +128,7 @@ struct edu_nic {
 	int irq;
 	bool irq_held;
 
+	struct rw_semaphore fault_rwsem;	/* faults against unbind */
 	struct mutex mr_list_lock;	/* @mr_list */
 	struct list_head mr_list;
 

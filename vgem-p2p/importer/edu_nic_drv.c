@@ -129,6 +129,7 @@ static int edu_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	kref_init(&nic->kref);
 	nic->pdev = pci_dev_get(pdev);
+	init_rwsem(&nic->fault_rwsem);
 	mutex_init(&nic->mr_list_lock);
 	INIT_LIST_HEAD(&nic->mr_list);
 
@@ -217,6 +218,13 @@ static void edu_nic_remove(struct pci_dev *pdev)
 	mutex_lock(&nic->mr_list_lock);
 	WRITE_ONCE(nic->dead, true);
 	mutex_unlock(&nic->mr_list_lock);
+	/*
+	 * Wait for faults in flight, of registrations on the list and of
+	 * those being made (PREFETCH comes before the list): each finds
+	 * @dead once it has mapped and unmaps, and later ones map nothing.
+	 */
+	down_write(&nic->fault_rwsem);
+	up_write(&nic->fault_rwsem);
 	/*
 	 * Off the bus before anything it could still write goes away (the
 	 * mirrors, the bounce page): a timed-out command may still run.

@@ -169,6 +169,12 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 
 	lockdep_assert_held(&mr->op_lock);
 
+	/* Unbind waits for this section: see edu_nic.fault_rwsem */
+	down_read(&mr->nic->fault_rwsem);
+	if (READ_ONCE(mr->nic->dead)) {
+		ret = -ENODEV;
+		goto out_unlock_fault;
+	}
 	WRITE_ONCE(mr->faulting, true);
 	ret = ib_umem_odp_map_dma_and_lock(odp, mr->start, mr->length, access,
 					   true);
@@ -185,15 +191,22 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 		}
 		mutex_unlock(mr->lock);
 		/* The registering process is gone: its memory is too */
-		return ret == -EINVAL ? -EFAULT : ret;
+		if (ret == -EINVAL)
+			ret = -EFAULT;
+		goto out_unlock_fault;
 	}
 	if (READ_ONCE(mr->nic->dead)) {
 		edu_nic_odp_unmap_all(odp);
 		mutex_unlock(mr->lock);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto out_unlock_fault;
 	}
 	edu_nic_odp_installed(mr, write);
-	return 0;
+	ret = 0;
+
+out_unlock_fault:
+	up_read(&mr->nic->fault_rwsem);
+	return ret;
 }
 
 /* Is the mirror installed, and writable if @write? */
@@ -226,9 +239,6 @@ static int edu_nic_odp_lock_mirror(struct edu_nic_mr *mr, bool write)
 
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		/* Unbound: do not even ask exporters for addresses. */
-		if (READ_ONCE(mr->nic->dead))
-			return -ENODEV;
 		ret = edu_nic_odp_fault(mr, write);
 		if (ret == -EAGAIN && signal_pending(current))
 			return -ERESTARTSYS;
