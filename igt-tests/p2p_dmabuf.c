@@ -399,6 +399,190 @@ static void test_move_during_dma(int vfd, int fd)
 	obj_free(vfd, &o);
 }
 
+#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
+#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
+
+static void release_engine(int sig)
+{
+	edu_write_str(EDU_HOLD_DMA, "0");
+}
+
+/*
+ * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
+ * for a slow guest. Return: the last value.
+ */
+static long wait_for_value(long (*f)(const void *), const void *arg,
+			   long want)
+{
+	long v = f(arg);
+	int i;
+
+	for (i = 0; i < 60000 && v != want; i++) {
+		usleep(1000);
+		v = f(arg);
+	}
+	return v;
+}
+
+static long engine_held(const void *unused)
+{
+	return edu_read_int(EDU_HELD_DMA);
+}
+
+/* A call made by a thread of its own: its result, and whether it returned */
+struct bg_call {
+	int fd;
+	uint32_t handle;	/* bg_move() */
+	uint32_t target;
+	uint32_t key;		/* bg_read() */
+	uint64_t len;
+	char *buf;
+	int ret;
+	int done;
+};
+
+static void *bg_move(void *arg)
+{
+	struct bg_call *c = arg;
+
+	c->ret = vgem_p2p_move_err(c->fd, c->handle, c->target);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *bg_read(void *arg)
+{
+	struct bg_call *c = arg;
+
+	c->ret = edu_dma_err(c->fd, c->key, EDU_NIC_DMA_FROM_MR,
+			     EDU_NIC_MODE_DEVICE, 0, c->len, c->buf);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool bg_done(struct bg_call *c)
+{
+	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
+}
+
+/* A registration's invalidations, for wait_for_value() */
+struct mr_ref {
+	int fd;
+	uint32_t key;
+};
+
+static long mr_invalidations(const void *arg)
+{
+	const struct mr_ref *r = arg;
+
+	return edu_mr_stats(r->fd, r->key).stats.invalidations;
+}
+
+/*
+ * A move holds its object's reservation from its move_notify, across its
+ * wait for the object's fences (a vgem fence: up to its 10 s expiry), to
+ * the end of its copy. A DMA on a dma-buf registration of that object
+ * must wait for it without holding edu_nic's one engine, or every other
+ * user of the device waits for that one object.
+ *
+ * The read on the dma-buf takes the engine first (hold_dma keeps it
+ * there, its mapping checked), then the move starts on the fenced object
+ * and reaches its fence wait (the registration is invalidated), then the
+ * read goes on to its command. A read of an anonymous registration must
+ * then complete while the fence is still pending and the move has not
+ * returned; nothing but this test signals the fence, so that is a state,
+ * not a time. Then the fence is signalled, the move completes and the
+ * dma-buf read, having waited, reads the object's bytes where it went.
+ */
+static void test_fenced_move_frees_engine(int vfd, int fd, bool p2p)
+{
+	struct obj o = obj_new(vfd, EDU_PAGE, 0, 11);
+	char *anon = edu_anon(o.size), *ref_anon = malloc(o.size);
+	char *got_anon = calloc(1, o.size);
+	struct bg_call move = {
+		.fd = vfd, .handle = o.handle,
+		.target = p2p ? VGEM_P2P_MOVE_SYSTEM : VGEM_P2P_MOVE_VRAM,
+	};
+	struct bg_call fenced = { .fd = fd, .len = o.size };
+	struct drm_vgem_p2p_obj_info i0, i1;
+	struct edu_nic_mr_stats s0, s1;
+	int anon_ret, fence_ret, move_done, fenced_done;
+	long held, invalidated;
+	uint32_t anon_key, fence = 0;
+	struct mr_ref mr;
+	pthread_t tm, tr;
+
+	igt_require(access(EDU_HOLD_DMA, W_OK) == 0);
+	igt_assert(ref_anon && got_anon);
+	fenced.buf = calloc(1, o.size);
+	igt_assert(fenced.buf);
+	p2p_fill(ref_anon, o.size, 12);
+	memcpy(anon, ref_anon, o.size);
+	anon_key = edu_reg(fd, anon, o.size, EDU_NIC_ACCESS_READ,
+			   EDU_NIC_REG_MR_PREFETCH);
+	fenced.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
+	mr = (struct mr_ref){ .fd = fd, .key = fenced.key };
+	i0 = vgem_p2p_info(vfd, o.handle);
+	s0 = edu_mr_stats(fd, mr.key);
+
+	/* the dma-buf read holds the engine, past its own lock_mirror */
+	igt_install_exit_handler(release_engine);
+	igt_assert(edu_write_str(EDU_HOLD_DMA, "1"));
+	igt_assert_eq(pthread_create(&tr, NULL, bg_read, &fenced), 0);
+	held = wait_for_value(engine_held, NULL, 1);
+
+	/* the move takes the reservation and waits for the fence */
+	igt_assert_eq(vgem_p2p_fence_attach(vfd, o.handle, VGEM_FENCE_WRITE,
+					    &fence), 0);
+	igt_assert_eq(pthread_create(&tm, NULL, bg_move, &move), 0);
+	invalidated = wait_for_value(mr_invalidations, &mr,
+				     s0.stats.invalidations + 1);
+
+	/* the dma-buf read goes on to its command; then another user's */
+	igt_assert(edu_write_str(EDU_HOLD_DMA, "0"));
+	anon_ret = edu_dma_err(fd, anon_key, EDU_NIC_DMA_FROM_MR,
+			       EDU_NIC_MODE_DEVICE, 0, o.size, got_anon);
+	move_done = bg_done(&move);
+	fenced_done = bg_done(&fenced);
+	/* 0: it was still pending, so the move was still waiting */
+	fence_ret = vgem_p2p_fence_signal(vfd, fence);
+	igt_assert_eq(pthread_join(tm, NULL), 0);
+	igt_assert_eq(pthread_join(tr, NULL), 0);
+	i1 = vgem_p2p_info(vfd, o.handle);
+	s1 = edu_mr_stats(fd, mr.key);
+
+	igt_info("engine held %ld; invalidations %llu -> %ld; anonymous read %d with the fence %s, the move %s, the dma-buf read %s; move %d, dma-buf read %d; moves %llu -> %llu, remaps %llu -> %llu\n",
+		 held, (unsigned long long)s0.stats.invalidations, invalidated,
+		 anon_ret, fence_ret ? "expired" : "pending",
+		 move_done ? "done" : "waiting",
+		 fenced_done ? "done" : "waiting", move.ret, fenced.ret,
+		 (unsigned long long)i0.moves, (unsigned long long)i1.moves,
+		 (unsigned long long)s0.stats.remaps,
+		 (unsigned long long)s1.stats.remaps);
+	igt_assert_eq(held, 1);
+	igt_assert_eq(invalidated, s0.stats.invalidations + 1);
+	igt_assert_eq(anon_ret, 0);
+	igt_assert(!memcmp(got_anon, ref_anon, o.size));
+	igt_assert_f(fence_ret == 0 && !move_done,
+		     "the anonymous read waited for the fenced move (fence signal %d, move %s)\n",
+		     fence_ret, move_done ? "done" : "waiting");
+	/* the dma-buf read waited for the move, and then read the object */
+	igt_assert(!fenced_done);
+	igt_assert_eq(move.ret, 0);
+	igt_assert_eq(fenced.ret, 0);
+	igt_assert(!memcmp(fenced.buf, o.ref, o.size));
+	igt_assert(i1.moves > i0.moves);
+	igt_assert(s1.stats.remaps > s0.stats.remaps);
+
+	igt_assert_eq(edu_dereg_err(fd, anon_key), 0);
+	igt_assert_eq(edu_dereg_err(fd, mr.key), 0);
+	munmap(anon, o.size);
+	free(ref_anon);
+	free(got_anon);
+	free(fenced.buf);
+	obj_free(vfd, &o);
+}
+
 static void test_evict_and_return(int vfd, int fd, bool p2p)
 {
 	struct obj o = obj_new(vfd, EDU_PAGE, 0, 9);
@@ -742,6 +926,10 @@ igt_main
 	igt_describe("Forced moves during a stream of device DMAs: move_notify, re-map, no stale data.");
 	igt_subtest("move-during-dma")
 		test_move_during_dma(vfd, fd);
+
+	igt_describe("A move waiting for its object's fence holds the object's reservation; a DMA on a dma-buf registration of it that already holds edu_nic's engine (hold_dma) lets the engine go and waits outside it: a DMA on an anonymous registration completes while the fence is still pending and the move has not returned, and once the fence is signalled the move completes and the dma-buf DMA returns 0 with the object's bytes.");
+	igt_subtest("fenced-move-frees-engine")
+		test_fenced_move_frees_engine(vfd, fd, p2p);
 
 	igt_describe("Moving the object away from where the importer wants it (evicting it under p2p, into VRAM without) invalidates the mapping; the re-map moves it back.");
 	igt_subtest("evict-and-return")

@@ -3,9 +3,12 @@
  * edu_nic: a simulated NIC on QEMU's edu device. Internal definitions.
  *
  * Lock order, outermost first:
- *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > edu_nic.dma_lock >
- *   dma_resv of a dma-buf > the mirror lock (*edu_nic_mr.lock)
+ *   edu_nic_mr.op_lock > edu_nic.mr_list_lock > dma_resv of a dma-buf >
+ *   the mirror lock (*edu_nic_mr.lock)
+ *   edu_nic_mr.op_lock > edu_nic.dma_lock > the mirror lock
  *   edu_nic_mr.op_lock > edu_nic.fault_rwsem > mmap_lock > the mirror lock
+ * Under edu_nic.dma_lock a dma-buf's dma_resv is only try-locked: a move
+ * holds it across its fence wait and its copy, and the engine is shared.
  */
 #ifndef _EDU_NIC_H
 #define _EDU_NIC_H
@@ -179,10 +182,14 @@ struct edu_nic_mr;
 /**
  * struct edu_nic_mr_ops - what a kind of registration does for DMA
  * @lock_mirror: return 0 with the mirror installed (writable if asked)
- *	and locked, faulting or mapping it in as needed; op_lock is held.
- *	Or a negative errno, with nothing held.
+ *	and locked, faulting or mapping it in as needed, waiting for the
+ *	exporter's moves; op_lock is held. Or a negative errno, with nothing
+ *	held; a signal ends the wait (-ERESTARTSYS, -EINTR if fatal).
  * @lock_installed: lock the mirror if it is installed (writable if asked),
- *	without calling an exporter: the engine is held. -EAGAIN if not.
+ *	without calling or waiting for an exporter: the engine is held.
+ *	-EAGAIN if not installed, or if locking it would wait (a dma-buf's
+ *	dma_resv held by a move): the caller drops the engine and calls
+ *	@lock_mirror, which waits.
  * @unlock_mirror: undo either.
  * @addr: the address the device uses for a page of the locked mirror.
  * @page_synced: does the page reach system memory, synced around each DMA?
@@ -286,7 +293,8 @@ struct edu_nic_mr {
  * @lock: called with the engine held before each command that uses the
  *	address, for @len bytes from byte @off of the transfer: stores their
  *	address in *@addr and returns 0, holding what keeps it valid until
- *	@unlock; or -EAGAIN if it went away, which ends the transfer.
+ *	@unlock; or -EAGAIN if it went away or keeping it valid would wait
+ *	with the engine held, which ends the transfer.
  * @unlock: called once that command has finished.
  */
 struct edu_nic_dma_target {

@@ -296,7 +296,8 @@ static int edu_nic_dma_lock(struct edu_nic *nic)
  *
  * Context: process context, may sleep; holding none of @t's locks.
  * Return: 0 or a negative errno; -EAGAIN from @t's lock (the address went
- * away between two commands) ends the transfer, for the caller to retry.
+ * away between two commands, or keeping it would wait for its exporter)
+ * ends the transfer, for the caller to retry without the engine.
  */
 int edu_nic_dma_from_bus(struct edu_nic *nic, struct edu_nic_dma_target *t,
 			 void *buf, size_t len, bool check_poison)

@@ -15,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
 
 #include <rdma/ib_umem.h>
 
@@ -160,15 +161,22 @@ static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
  * Lock a dma-buf registration for DMA, mapping it again if a move dropped
  * the mapping (@write is unused: it has the registration's access).
  * Returns 0 with the dma_resv and mr->lock held, or an errno with neither.
+ * A move holds the dma_resv across its fence wait (a vgem fence: up to
+ * 10 s) and its copy; only signals end the wait for it, as for an ODP
+ * registration: -EINTR for a fatal one, else -ERESTARTSYS.
  */
 static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&mr->op_lock);
 
-	dma_resv_lock(resv, NULL);
+	ret = dma_resv_lock_interruptible(resv, NULL);
+	if (ret == -EINTR && !fatal_signal_pending(current))
+		return -ERESTARTSYS;
+	if (ret)
+		return ret;
 	/* Unbound: do not even ask the exporter for addresses. */
 	if (READ_ONCE(mr->nic->dead))
 		ret = -ENODEV;
@@ -182,12 +190,23 @@ static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 	return 0;
 }
 
-/* As edu_nic_dmabuf_lock_mirror(), but -EAGAIN where it would map */
+/*
+ * As edu_nic_dmabuf_lock_mirror(), but with the engine held, so -EAGAIN
+ * where it would wait or map. A move holds the dma_resv across its fence
+ * wait and its copy: waiting for it here would stall every user of the
+ * device for one object. On -EAGAIN the transfer drops the engine and
+ * waits in edu_nic_dmabuf_lock_mirror(), then retries: as TTM's eviction
+ * try-locks a BO under its LRU lock and waits for a busy one only once
+ * that is dropped (ttm_mem_evict_wait_busy()), and as mlx5 waits in the
+ * faulting MR's own work (pagefault_dmabuf_mr()), which no other MR's
+ * DMA waits for.
+ */
 static int edu_nic_dmabuf_lock_installed(struct edu_nic_mr *mr, bool write)
 {
 	struct dma_resv *resv = edu_nic_dmabuf_resv(mr);
 
-	dma_resv_lock(resv, NULL);
+	if (!dma_resv_trylock(resv))
+		return -EAGAIN;
 	if (!mr->valid) {
 		dma_resv_unlock(resv);
 		return -EAGAIN;

@@ -151,8 +151,9 @@ static void edu_nic_mr_page_unlock(struct edu_nic_dma_target *t)
 
 /*
  * One page or less with the edu engine. An invalidation between two of
- * its commands ends the transfer with -EAGAIN: fault the mirror in again
- * and redo it whole.
+ * its commands ends the transfer with -EAGAIN, as does a dma-buf's
+ * dma_resv held by a move: fault the mirror in again (waiting for the
+ * move there, without the engine) and redo it whole.
  */
 static int edu_nic_mr_device_page(struct edu_nic_mr *mr, unsigned long i,
 				  unsigned long pgoff, void *buf, size_t len,

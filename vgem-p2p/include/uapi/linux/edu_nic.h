@@ -182,7 +182,9 @@ struct edu_nic_reg_mr {
  * move the memory at any time: it then calls edu_nic's move_notify with
  * the dma-buf's reservation lock held, which edu_nic also holds while it
  * DMAs; the mapping is dropped, and the next DMA maps it again (after the
- * exporter's kernel fences, if any, signalled). The registration's
+ * exporter's kernel fences, if any, signalled). A DMA waits for a move in
+ * progress (its fence wait, its copy) without holding the device's
+ * engine, so other registrations' DMA goes on meanwhile. The registration's
  * counters (EDU_NIC_IOCTL_MR_STATS) count pages_p2p (addresses that do
  * not reach system RAM: the exporter's device memory), pages_system,
  * invalidations (move_notify calls that dropped a mapping) and remaps;
@@ -297,7 +299,8 @@ struct edu_nic_dereg_mr {
  * until it is rebound. In bulk mode, an address the IOMMU has no
  * translation for gets -EIO. A pending fatal signal gets -EINTR; another
  * signal, while the mirror is made again after a racing invalidation or
- * while the exporter waits for a move, -EINTR unless its handler was
+ * while the exporter waits for a move (or a dma-buf registration for its
+ * exporter's), -EINTR unless its handler was
  * installed with SA_RESTART (the call then restarts). An unbound device
  * (or exporter): -ENODEV. Out of memory (the bounce buffer, dma_map_page()
  * of an ordinary page, ioremap_wc() or the page array of a bulk read, the
