@@ -75,6 +75,74 @@ static void test_fence_waits_move(int fd)
 	gem_close(fd, h);
 }
 
+/* Is @pid blocked in an ioctl? (/proc/PID/syscall: its number first) */
+static bool in_ioctl(pid_t pid)
+{
+	char path[64], line[256];
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		in = atoi(line) == SYS_ioctl;
+	fclose(f);
+	return in;
+}
+
+/*
+ * A move waits for the object's fences (a vgem fence: 10 s) under the
+ * object's reservation, and under mmap_lock when a CPU fault or an
+ * importer's lookup moves it: the wait was uninterruptible, so SIGKILL
+ * waited for the fence's expiry. A child MOVEs a fenced object; once it
+ * is inside the ioctl it is killed: it is reaped with the fence still
+ * pending, and the object has not moved.
+ */
+static void test_fenced_move_killable(int fd)
+{
+	uint32_t h = vgem_p2p_create(fd, MiB, 0), fence = 0;
+	uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
+	struct drm_vgem_p2p_obj_info before;
+	int i, status, signalled;
+	bool inside = false;
+	pid_t pid;
+
+	fill_pattern(p, MiB, 72);
+	before = vgem_p2p_info(fd, h);
+	igt_assert_eq_u32(before.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, h, VGEM_FENCE_WRITE, &fence),
+		      0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		uint64_t offset = 0;
+
+		/* no igt_assert here: a child's failure must not run igt_main again */
+		_exit(-__vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, &offset));
+	}
+	for (i = 0; i < 60000 && !inside; i++) {
+		usleep(1000);
+		inside = in_ioctl(pid);
+	}
+	igt_assert_eq(kill(pid, SIGKILL), 0);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	signalled = vgem_p2p_fence_signal(fd, fence);
+	igt_info("the child was %sseen in the ioctl; the fence %s when it was reaped\n",
+		 inside ? "" : "not ", signalled ? "had expired" : "was pending");
+	igt_assert(inside);
+	igt_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* reaped before the fence's expiry: the kill ended the wait */
+	igt_assert_eq(signalled, 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u64(vgem_p2p_info(fd, h).moves, before.moves);
+	igt_assert(check_pattern(p, MiB, 72));
+	munmap(p, MiB);
+	gem_close(fd, h);
+}
+
 /*
  * Eviction does not take a busy object's VRAM: with VRAM full of two
  * halves, the older one fenced, a third half evicts the younger one,
@@ -667,6 +735,10 @@ igt_main
 	igt_describe("A move of an object with an unsignalled fence (VGEM_FENCE_ATTACH) waits for the fence before it copies and gives the old place up: the move returns with the fence signalled (by its 10 s expiry), one move counted, and the bytes intact.");
 	igt_subtest("fence-waits-move")
 		test_fence_waits_move(fd);
+
+	igt_describe("A MOVE waiting for an object's unsignalled fence is killable: a child killed inside the ioctl is reaped while the fence is still pending (not at its 10 s expiry), and the object stays in VRAM, unmoved, with its bytes.");
+	igt_subtest("fenced-move-killable")
+		test_fenced_move_killable(fd);
 
 	igt_describe("Eviction skips an object with an unsignalled fence: with VRAM full of two halves and the older fenced, creating a third evicts the younger, and the fenced one keeps its offset, its move count and its bytes while its fence is still pending.");
 	igt_subtest("fence-skips-eviction")

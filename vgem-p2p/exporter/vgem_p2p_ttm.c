@@ -266,12 +266,20 @@ struct ttm_device_funcs vgem_p2p_ttm_funcs = {
 	.p2p_unreachable = vgem_p2p_ttm_p2p_unreachable,
 };
 
+/*
+ * A move waits for the object's fences (a vgem fence: up to 10 s), under
+ * mmap_lock in a CPU fault or p2p_lookup: a signal ends the wait, with
+ * -EINTR, which p2p_lookup's callers and the ioctls' document; TTM says
+ * -ERESTARTSYS. Unbind's eviction has a context of its own, which waits.
+ */
 static int vgem_p2p_validate(struct vgem_p2p_object *bo,
 			     struct ttm_placement *placement)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	int ret;
 
-	return ttm_bo_validate(&bo->tbo, placement, &ctx);
+	ret = ttm_bo_validate(&bo->tbo, placement, &ctx);
+	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
 /*
@@ -396,8 +404,8 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
  * (VGEM_P2P_REASON_*) is recorded if the object was in VRAM or is now: a
  * move between system pages is none.
  * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
- * client; -EINVAL pinned; -ENOMEM for system memory; -EINTR on a fatal
- * signal.
+ * client; -EINVAL pinned; -ENOMEM for system memory; -EINTR if a signal
+ * ended a wait for the object's fences, or a fatal one a wait for room.
  */
 int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
 		   u32 reason)
