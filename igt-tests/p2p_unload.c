@@ -635,6 +635,161 @@ static void test_unbind_exporter_cpu_faults(void)
 	close(vfd);
 }
 
+/* The exporter's PCI address, for its driver's bind and unbind files */
+static void exporter_bdf(int vfd, char *bdf, size_t len)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
+		 vgem_p2p_card(vfd));
+	pci_addr(path, bdf, len);
+}
+
+/*
+ * fail_page_alloc for this thread only (make-it-fail), every time: the
+ * knobs set, and what they were, to restore.
+ */
+#define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
+
+static const struct {
+	const char *knob;
+	const char *value;
+} fail_pages_knobs[] = {
+	{ "task-filter", "Y" },
+	{ "probability", "100" },
+	{ "interval", "1" },
+	{ "times", "-1" },
+	{ "space", "0" },
+	{ "ignore-gfp-wait", "N" },
+	{ "ignore-gfp-highmem", "N" },
+	{ "min-order", "0" },
+	{ "verbose", "0" },
+};
+static char fail_pages_saved[ARRAY_SIZE(fail_pages_knobs)][32];
+
+static void fail_pages_restore(int sig)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fail_pages_knobs); i++) {
+		if (!fail_pages_saved[i][0])
+			continue;
+		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s",
+			 fail_pages_knobs[i].knob);
+		edu_write_str(path, fail_pages_saved[i]);
+		fail_pages_saved[i][0] = 0;
+	}
+}
+
+static void fail_pages_arm(void)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fail_pages_knobs); i++) {
+		char *v = fail_pages_saved[i];
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s",
+			 fail_pages_knobs[i].knob);
+		fd = open(path, O_RDONLY);
+		igt_require_f(fd >= 0, "%s: no fail_page_alloc\n", path);
+		n = read(fd, v, sizeof(fail_pages_saved[i]) - 1);
+		close(fd);
+		igt_assert(n > 0);
+		v[n] = 0;
+		igt_assert(edu_write_str(path, fail_pages_knobs[i].value));
+	}
+	igt_install_exit_handler(fail_pages_restore);
+}
+
+/*
+ * Unbind the exporter with every page allocation of this thread failing:
+ * its eviction to system memory cannot get pages for any object. The
+ * files are opened first, so that only the unbind runs under it.
+ */
+static void unbind_without_pages(const char *bdf)
+{
+	int unbind = open("/sys/bus/pci/drivers/vgem_p2p/unbind", O_WRONLY);
+	int fail = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	ssize_t n;
+
+	igt_assert_fd(unbind);
+	igt_assert_fd(fail);
+	fail_pages_arm();
+	igt_assert_eq(write(fail, "1", 1), 1);
+	n = write(unbind, bdf, strlen(bdf));
+	igt_assert_eq(pwrite(fail, "0", 1, 0), 1);
+	fail_pages_restore(0);
+	close(fail);
+	close(unbind);
+	igt_assert_eq(n, (ssize_t)strlen(bdf));
+}
+
+/*
+ * Issue 48 item 5. An object the unbind could not evict (no system pages)
+ * stays in VRAM, charged to its client's VRAM quota, and VRAM closes:
+ * its data is lost, and the CPU gets SIGBUS. An importer's next map of
+ * its dma-buf moves it to system memory with nothing to copy: zeroed
+ * pages. That move leaves VRAM like any other: the object is no longer
+ * counted in VRAM (fdinfo), and its charge goes with it, else the
+ * client's release WARNs about the VRAM it still holds.
+ */
+static void test_unbind_exporter_eviction_fails(void)
+{
+	int vfd = vgem_p2p_open(), efd = edu_open(), dfd = -1;
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *p = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	struct edu_nic_reg_dmabuf r = {
+		.length = SIZE, .access = EDU_NIC_ACCESS_READ,
+	};
+	uint64_t vram_unbound, vram_mapped, system_mapped;
+	static const char zero[SIZE];
+	char bdf[32], buf[SIZE];
+	bool lost_sigbus;
+	int ret;
+
+	fill_pattern(p, SIZE, 41);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(drmPrimeHandleToFD(vfd, h, DRM_CLOEXEC | DRM_RDWR, &dfd),
+		      0);
+	r.fd = dfd;
+	igt_assert_eq(edu_ioctl(efd, EDU_NIC_IOCTL_REG_DMABUF, &r), 0);
+	check_head(efd, r.key, EDU_NIC_MODE_DEVICE, p, 256);
+	exporter_bdf(vfd, bdf, sizeof(bdf));
+
+	unbind_without_pages(bdf);
+
+	/* still in VRAM, which is gone: lost */
+	vram_unbound = vgem_p2p_fdinfo_kib(vfd, "drm-memory-vram");
+	lost_sigbus = touch_sigbus((volatile uint32_t *)p, false);
+	/* the importer maps the dma-buf again: system pages, zeroed */
+	ret = edu_dma_err(efd, r.key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE,
+			  0, SIZE, buf);
+	vram_mapped = vgem_p2p_fdinfo_kib(vfd, "drm-memory-vram");
+	system_mapped = vgem_p2p_fdinfo_kib(vfd, "drm-memory-system");
+
+	/* the last reference releases the client, charged or not */
+	igt_assert_eq(edu_dereg_err(efd, r.key), 0);
+	close(dfd);
+	munmap(p, SIZE);
+	close(vfd);
+	close(efd);
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
+	vfd = vgem_p2p_open();
+	close(vfd);
+
+	igt_assert_eq_u64(vram_unbound, SIZE >> 10);
+	igt_assert(lost_sigbus);
+	igt_assert_eq(ret, 0);
+	igt_assert(!memcmp(buf, zero, SIZE));
+	igt_assert_eq_u64(vram_mapped, 0);
+	igt_assert_eq_u64(system_mapped, SIZE >> 10);
+}
+
 static void test_importer_dma_bits(void)
 {
 	struct drm_vgem_p2p_peer q;
@@ -765,6 +920,10 @@ igt_main
 	igt_describe("After the exporter is unbound, CPU faults on its objects are served from system memory: an evicted VRAM object's zapped mapping and a system object's untouched second mapping read back what was written before, and take new writes.");
 	igt_subtest("unbind-exporter-cpu-faults")
 		test_unbind_exporter_cpu_faults();
+
+	igt_describe("Unbinding the exporter while no page can be allocated for the eviction (fail_page_alloc) leaves a VRAM object lost: its CPU mapping gets SIGBUS and an importer's next map of its dma-buf gets zeroed system pages. That move out of closed VRAM leaves the object counted in system memory (fdinfo), and its VRAM quota charge goes with it: closing everything releases the client without a WARN.");
+	igt_subtest("unbind-exporter-eviction-fails")
+		test_unbind_exporter_eviction_fails();
 
 	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
 	igt_subtest("importer-dma-bits")

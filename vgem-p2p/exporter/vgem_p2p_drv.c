@@ -297,7 +297,11 @@ err_devmem_fini:
 
 /*
  * TTM skips objects whose dma_resv is held: unplug must empty VRAM, so
- * retry. What cannot be evicted for lack of memory is lost.
+ * retry. What cannot be evicted for lack of memory is lost: it stays in
+ * the manager, which TTM will not see disabled then (a WARN), until its
+ * next move zeroes it or its release frees it; the driver's own flag
+ * closes VRAM instead, and vgem_p2p_vram_mgr_fini() disables it once
+ * the last object is gone.
  */
 static void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 {
@@ -309,7 +313,9 @@ static void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 		schedule_timeout_uninterruptible(1);
 	if (ret)
 		drm_warn(&vdev->drm, "objects lost with the device: %d\n", ret);
-	ttm_resource_manager_set_used(man, false);
+	else
+		ttm_resource_manager_set_used(man, false);
+	WRITE_ONCE(vdev->vram_closed, true);
 }
 
 static void vgem_p2p_remove(struct pci_dev *pdev)

@@ -146,6 +146,12 @@ struct vgem_p2p_device {
 	struct p2pdma_provider *provider;
 	resource_size_t vram_size;
 	struct vgem_p2p_vram_mgr vram;
+	/*
+	 * Set once unbind is done evicting (vgem_p2p_evict_all()): what is
+	 * still in VRAM then is lost. Not TTM's use_type, which may not be
+	 * cleared while objects are left in the manager.
+	 */
+	bool vram_closed;
 
 	struct mutex objects_lock;	/* protects objects */
 	struct list_head objects;	/* all objects, oldest first */

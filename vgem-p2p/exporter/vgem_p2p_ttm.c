@@ -169,11 +169,17 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		ttm_bo_move_null(tbo, new_mem);
 		return 0;
 	}
-	/* After unplug: nothing to copy from, so the pages must be zeroed */
-	if (from_vram && !ttm_resource_manager_used(&vdev->vram.manager)) {
+	/*
+	 * Left in VRAM when unbind closed it (its eviction failed): nothing
+	 * to copy from, so the pages must be zeroed. It leaves VRAM all the
+	 * same: the charge goes, and readers without the dma_resv see it go.
+	 */
+	if (from_vram && READ_ONCE(vdev->vram_closed)) {
 		if (tbo->ttm)
 			tbo->ttm->page_flags |= TTM_TT_FLAG_ZERO_ALLOC;
 		ttm_bo_move_null(tbo, new_mem);
+		vgem_p2p_vram_uncharge(bo);
+		WRITE_ONCE(bo->vram_offset, VGEM_P2P_NOWHERE);
 		return 0;
 	}
 	if (to_vram && !from_vram) {
