@@ -9,6 +9,9 @@
  * The modules are loaded from $VP2P_MODULES, and bochs from $VP2P_KOBJ,
  * as the suite runner does; every subtest leaves them loaded.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -790,6 +793,98 @@ static void test_unbind_exporter_eviction_fails(void)
 	igt_assert_eq_u64(system_mapped, SIZE >> 10);
 }
 
+/* A thread reading one word per page of a mapping until told to stop */
+struct toucher {
+	const volatile uint32_t *p;
+	uint32_t seed;
+	volatile bool stop;
+	volatile unsigned long passes;
+	volatile bool sigbus;
+	volatile bool wrong;
+};
+
+static __thread sigjmp_buf toucher_jmp;
+
+static void toucher_sigbus(int sig)
+{
+	siglongjmp(toucher_jmp, 1);
+}
+
+static void *toucher(void *arg)
+{
+	struct toucher *t = arg;
+	size_t i;
+
+	if (sigsetjmp(toucher_jmp, 1)) {
+		t->sigbus = true;
+		return NULL;
+	}
+	while (!t->stop) {
+		for (i = 0; i < SIZE / 4; i += EDU_PAGE / 4)
+			if (t->p[i] != (t->seed ^ (uint32_t)(i * 2654435761u)))
+				t->wrong = true;
+		t->passes++;
+	}
+	return NULL;
+}
+
+/*
+ * Issue 48 item 6. Unbind zaps every mapping (drm_dev_unplug()) before
+ * its eviction saves VRAM, oldest object first (TTM's LRU). An older
+ * object with an unsignalled write fence holds the eviction until the
+ * fence expires (vgem's 10 s), so a thread reading the younger object's
+ * mapping all through the unbind faults while that object is still in
+ * VRAM, not yet reserved by the eviction, and VRAM still up. The fault
+ * saves it to system memory and is served: no SIGBUS, the bytes written
+ * before the unbind.
+ */
+static void test_unbind_exporter_fault_while_evicting(void)
+{
+	int vfd = vgem_p2p_open();
+	uint32_t older = vgem_p2p_create(vfd, SIZE, 0), fence;
+	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
+	char *p = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	struct toucher t = { .p = (const volatile uint32_t *)p, .seed = 61 };
+	struct sigaction sa = { .sa_handler = toucher_sigbus }, old;
+	unsigned long passes;
+	pthread_t thread;
+	char bdf[32];
+	bool data;
+
+	fill_pattern(p, SIZE, t.seed);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, older).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(vgem_p2p_info(vfd, h).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	exporter_bdf(vfd, bdf, sizeof(bdf));
+	igt_assert_eq(vgem_p2p_fence_attach(vfd, older, VGEM_FENCE_WRITE,
+					    &fence), 0);
+
+	igt_assert_eq(sigaction(SIGBUS, &sa, &old), 0);
+	igt_assert_eq(pthread_create(&thread, NULL, toucher, &t), 0);
+	while (!t.passes)
+		sched_yield();
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/unbind", bdf);
+	/* and a whole pass after it, unless it got SIGBUS */
+	passes = t.passes;
+	while (t.passes < passes + 2 && !t.sigbus)
+		sched_yield();
+	t.stop = true;
+	pthread_join(thread, NULL);
+	sigaction(SIGBUS, &old, NULL);
+	data = check_pattern(p, SIZE, t.seed);
+
+	munmap(p, SIZE);
+	close(vfd);
+	sysfs_write("/sys/bus/pci/drivers/vgem_p2p/bind", bdf);
+	vfd = vgem_p2p_open();
+	close(vfd);
+
+	igt_assert_f(!t.sigbus, "SIGBUS during the unbind\n");
+	igt_assert(!t.wrong);
+	igt_assert(data);
+}
+
 static void test_importer_dma_bits(void)
 {
 	struct drm_vgem_p2p_peer q;
@@ -924,6 +1019,10 @@ igt_main
 	igt_describe("Unbinding the exporter while no page can be allocated for the eviction (fail_page_alloc) leaves a VRAM object lost: its CPU mapping gets SIGBUS and an importer's next map of its dma-buf gets zeroed system pages. That move out of closed VRAM leaves the object counted in system memory (fdinfo), and its VRAM quota charge goes with it: closing everything releases the client without a WARN.");
 	igt_subtest("unbind-exporter-eviction-fails")
 		test_unbind_exporter_eviction_fails();
+
+	igt_describe("A thread reading a VRAM object's mapping all through the exporter's unbind, which zaps the mapping before its eviction reaches the object (an older object's write fence holds the eviction, oldest first, until it expires, 10 s), never gets SIGBUS: its fault saves the object to system memory while VRAM is still up, and it reads what was written before.");
+	igt_subtest("unbind-exporter-fault-while-evicting")
+		test_unbind_exporter_fault_while_evicting();
 
 	igt_describe("edu_nic claims QEMU's default 28-bit DMA mask unless dma_bits says more (28 to 64); the exporter hands an importer whose mask does not cover its BAR system memory, not bus addresses.");
 	igt_subtest("importer-dma-bits")

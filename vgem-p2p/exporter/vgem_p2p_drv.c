@@ -233,6 +233,7 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_waitqueue_head(&vdev->hold_after_lookup.wq);
 	init_waitqueue_head(&vdev->hold_in_clear.wq);
 	spin_lock_init(&vdev->devmem.lock);
+	init_rwsem(&vdev->vram_close_lock);
 	ret = drmm_mutex_init(&vdev->drm, &vdev->objects_lock);
 	if (ret)
 		return ret;
@@ -315,7 +316,9 @@ static void vgem_p2p_evict_all(struct vgem_p2p_device *vdev)
 		drm_warn(&vdev->drm, "objects lost with the device: %d\n", ret);
 	else
 		ttm_resource_manager_set_used(man, false);
+	down_write(&vdev->vram_close_lock);
 	WRITE_ONCE(vdev->vram_closed, true);
+	up_write(&vdev->vram_close_lock);
 }
 
 static void vgem_p2p_remove(struct pci_dev *pdev)

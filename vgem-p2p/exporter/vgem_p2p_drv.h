@@ -6,11 +6,14 @@
  *
  *   mmap_lock (CPU faults, hmm_range_fault() calling p2p_lookup)
  *     dma_resv of an object: its placement, as for every TTM BO
- *       TTM's lru_lock, the VRAM manager's lock
- *       i_mmap_rwsem, mmu notifiers   (ttm_bo_unmap_virtual() in moves)
- *         vgem_p2p_object.maps_lock
+ *       vgem_p2p_device.vram_close_lock, read (a fault after unplug)
+ *         TTM's lru_lock, the VRAM manager's lock
+ *         i_mmap_rwsem, mmu notifiers   (ttm_bo_unmap_virtual() in moves)
+ *           vgem_p2p_object.maps_lock
  *
- * No device-wide lock is held across a move. Importers call back into
+ * No device-wide lock is held across a move, but for vram_close_lock,
+ * which only unbind takes for write, holding nothing else of ours.
+ * Importers call back into
  * us from inside our moves: move_notify into dma_buf_unmap_attachment()
  * (so unmap_dma_buf takes no lock of ours) and mmu notifiers into
  * p2p_release() (so it takes only maps_lock). Nothing copies to or from
@@ -30,6 +33,7 @@
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -149,8 +153,12 @@ struct vgem_p2p_device {
 	/*
 	 * Set once unbind is done evicting (vgem_p2p_evict_all()): what is
 	 * still in VRAM then is lost. Not TTM's use_type, which may not be
-	 * cleared while objects are left in the manager.
+	 * cleared while objects are left in the manager. Set under
+	 * vram_close_lock, which a CPU fault holds for read while it saves
+	 * an object from VRAM after unplug (vgem_p2p_save_from_vram()), so
+	 * that unbind does not return, and the BAR go, under its copy.
 	 */
+	struct rw_semaphore vram_close_lock;
 	bool vram_closed;
 
 	struct mutex objects_lock;	/* protects objects */
@@ -321,6 +329,7 @@ int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
 int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo,
 			  struct vgem_p2p_object **backoff);
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
+int vgem_p2p_save_from_vram(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_client.c */
 struct vgem_p2p_client *vgem_p2p_client_create(void);

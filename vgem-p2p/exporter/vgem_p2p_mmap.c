@@ -2,7 +2,8 @@
 /*
  * CPU mappings: TTM's vmas, with a fault handler that, like
  * amdgpu_gem_fault(), refuses device-only objects, returns evicted ones to
- * VRAM and serves system memory after unplug; and p2p_lookup/p2p_release.
+ * VRAM and serves system memory after unplug (saving an object unbind has
+ * yet to evict there first); and p2p_lookup/p2p_release.
  */
 #include <linux/mm.h>
 
@@ -72,10 +73,11 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 			vgem_p2p_return(bo);
 		ret = vgem_p2p_fault_reserved(vmf, bo);
 		drm_dev_exit(idx);
-	} else if (vgem_p2p_resident_vram(bo)) {
-		/* after unplug only the BAR is gone: the rest is served */
+	} else if (vgem_p2p_save_from_vram(bo)) {
+		/* unplugged, and lost with VRAM: only its BAR range had it */
 		ret = VM_FAULT_SIGBUS;
 	} else {
+		/* unplugged: in system memory, or saved there before unbind */
 		ret = vgem_p2p_fault_reserved(vmf, bo);
 	}
 	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))

@@ -480,3 +480,32 @@ int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 	bo->reason = VGEM_P2P_REASON_MOVE;
 	return 0;
 }
+
+/**
+ * vgem_p2p_save_from_vram - after unplug, what unbind's eviction would do
+ * @bo: the object, reserved
+ *
+ * drm_dev_unplug() zaps every mapping before vgem_p2p_evict_all() saves
+ * VRAM to system memory; whoever needs @bo's data meanwhile (a CPU fault)
+ * moves it there itself. Unbind closes VRAM, and returns, only after the
+ * copy: the BAR is mapped until then.
+ *
+ * Return: 0 if @bo is in system memory now; -ENODEV if it was lost with
+ * VRAM (its eviction failed); or what the move failed with.
+ */
+int vgem_p2p_save_from_vram(struct vgem_p2p_object *bo)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	int ret = -ENODEV;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (!vgem_p2p_resident_vram(bo))
+		return 0;
+	down_read(&vdev->vram_close_lock);
+	if (!vdev->vram_closed)
+		ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM,
+				     VGEM_P2P_REASON_EVICTED);
+	up_read(&vdev->vram_close_lock);
+	return ret;
+}
