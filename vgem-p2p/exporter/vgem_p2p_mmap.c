@@ -57,7 +57,7 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	vm_fault_t ret;
-	int idx;
+	int idx, err;
 
 	/* Memory "not even mapped to the CPU": p2p only */
 	if (bo->flags & VGEM_P2P_CREATE_DEVICE_ONLY)
@@ -73,13 +73,19 @@ static vm_fault_t vgem_p2p_fault(struct vm_fault *vmf)
 			vgem_p2p_return(bo);
 		ret = vgem_p2p_fault_reserved(vmf, bo);
 		drm_dev_exit(idx);
-	} else if (vgem_p2p_save_from_vram(bo)) {
-		/* unplugged, and lost with VRAM: only its BAR range had it */
-		ret = VM_FAULT_SIGBUS;
-	} else {
+		goto out_unlock;
+	}
+	err = vgem_p2p_save_from_vram(bo);
+	if (!err)
 		/* unplugged: in system memory, or saved there before unbind */
 		ret = vgem_p2p_fault_reserved(vmf, bo);
-	}
+	else if (err == -EINTR)
+		/* a signal ended the save's wait, as ttm_bo_vm_fault_idle()'s */
+		ret = VM_FAULT_NOPAGE;
+	else
+		/* unplugged, and lost with VRAM: only its BAR range had it */
+		ret = VM_FAULT_SIGBUS;
+out_unlock:
 	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
 		return ret;
 	dma_resv_unlock(tbo->base.resv);
