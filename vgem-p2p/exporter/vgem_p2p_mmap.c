@@ -92,24 +92,8 @@ out_unlock:
 	return ret;
 }
 
-/*
- * Importers mirror the vma through mmu notifiers and p2p_lookup(), which
- * change_protection() (populated ptes only) does not reach. Dropping a
- * permission zaps the range: the notifiers fire even without ptes, and the
- * next lookup, after mprotect() drops mmap_lock, sees the new vm_flags. The
- * hook as SGX's sgx_vma_mprotect().
- */
-static int vgem_p2p_mprotect(struct vm_area_struct *vma, unsigned long start,
-			     unsigned long end, unsigned long newflags)
-{
-	if (vma->vm_flags & ~newflags & (VM_READ | VM_WRITE))
-		zap_vma_ptes(vma, start, end - start);
-	return 0;
-}
-
 const struct vm_operations_struct vgem_p2p_vm_ops = {
 	.fault = vgem_p2p_fault,
-	.mprotect = vgem_p2p_mprotect,
 	.open = vgem_p2p_vm_open,
 	.close = vgem_p2p_vm_close,
 	.p2p_lookup = vgem_p2p_vma_p2p_lookup,

@@ -38,9 +38,14 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 	while ((bo = vgem_p2p_vram_next(vdev, &cursor))) {
 		struct dma_resv *resv = bo->tbo.base.resv;
 
-		if (!bo->tbo.deleted && !bo->tbo.pin_count &&
-		    dma_resv_trylock(resv)) {
-			if (vgem_p2p_resident_vram(bo) &&
+		/*
+		 * pin_count is written under the reservation; deleted by
+		 * ttm_bo_release() without it, as it resurrects the object for
+		 * a delayed destroy: a peek.
+		 */
+		if (dma_resv_trylock(resv)) {
+			if (!READ_ONCE(bo->tbo.deleted) && !bo->tbo.pin_count &&
+			    vgem_p2p_resident_vram(bo) &&
 			    dma_resv_test_signaled(resv,
 						   DMA_RESV_USAGE_BOOKKEEP))
 				vgem_p2p_compact_one(bo);

@@ -221,10 +221,11 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 	drm_mm_for_each_node(node, &mgr->mm) {
 		struct ttm_buffer_object *tbo = node_to_tbo(node);
 
-		if (tbo == &self->tbo || tbo->pin_count ||
+		/* peeks: TTM writes both without this lock */
+		if (tbo == &self->tbo || READ_ONCE(tbo->pin_count) ||
 		    !vgem_p2p_node_in_placement(node, pl))
 			continue;
-		if (!kref_read(&tbo->kref) || tbo->deleted) {
+		if (!kref_read(&tbo->kref) || READ_ONCE(tbo->deleted)) {
 			busy = max(busy, VGEM_P2P_VRAM_FREEING);
 		} else if (dma_resv_is_locked(tbo->base.resv)) {
 			busy = max(busy, VGEM_P2P_VRAM_HELD);
