@@ -16,7 +16,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <xf86drm.h>
 
@@ -317,4 +320,77 @@ static inline bool check_sparse(const void *p, size_t size, uint32_t seed)
 	return true;
 }
 
+/* Is @pid blocked in an ioctl? (/proc/PID/syscall: its number first) */
+static inline bool in_ioctl(pid_t pid)
+{
+	char path[64], line[256];
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		in = atoi(line) == SYS_ioctl;
+	fclose(f);
+	return in;
+}
+
+/* @pid's system time so far, in clock ticks (/proc/PID/stat's stime) */
+static inline long proc_stime(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	long utime, stime;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	/* after the command's ")": state and 10 fields, then utime, stime */
+	if (!p || !(p = strrchr(line, ')')) ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+		   &utime, &stime) != 2)
+		return -1;
+	return stime;
+}
+
+/*
+ * Wait, up to @ms milliseconds, until @pid is inside a system call it
+ * just made: blocked in it (/proc/PID/syscall), or running in the kernel
+ * (its system time grew by @ticks since @stime0, as a CPU-bound ioctl's
+ * does while /proc/PID/syscall says only "running").
+ */
+static inline bool wait_in_kernel(pid_t pid, long stime0, long ticks,
+				  unsigned int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (in_ioctl(pid) || proc_stime(pid) - stime0 >= ticks)
+			return true;
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	return false;
+}
+
+/* Reap @pid within @ms milliseconds: its wait status, or -1 if it lives */
+static inline int reap_within(pid_t pid, unsigned int ms)
+{
+	unsigned int waited;
+	int status;
+
+	for (waited = 0; waited < ms; waited += 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
 #endif /* VGEM_P2P_COMMON_H */

@@ -417,6 +417,7 @@ static void test_migrate_killable(int fd)
 {
 	size_t size = 1ull << 45;	/* 32 TiB, 2^28 chunks */
 	int ready[2], status;
+	bool inside;
 	uint64_t n;
 	pid_t pid;
 	char c;
@@ -440,10 +441,13 @@ static void test_migrate_killable(int fd)
 	close(ready[1]);
 	igt_assert_eq(read(ready[0], &c, 1), 1);
 	close(ready[0]);
-	/* give it time to enter the ioctl; it is killable either way */
-	usleep(300 * 1000);
+	/* killed inside the ioctl (10 ticks of system time), not before it */
+	inside = wait_in_kernel(pid, proc_stime(pid), 10, 60 * 1000);
 	igt_assert_eq(kill(pid, SIGKILL), 0);
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	/* the walk of 2^28 chunks takes far longer than this bound */
+	status = reap_within(pid, 60 * 1000);
+	igt_assert_f(inside, "the child was not seen inside MIGRATE\n");
+	igt_assert_f(status != -1, "MIGRATE did not end within 60 s of SIGKILL\n");
 	igt_assert(WIFSIGNALED(status));
 	igt_assert_eq(WTERMSIG(status), SIGKILL);
 
@@ -535,7 +539,7 @@ igt_main
 	igt_fixture
 		igt_assert(restore_quota());
 
-	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL ends it, and the device still migrates afterwards.");
+	igt_describe("A MIGRATE over a huge, unpopulated range is killable: SIGKILL, sent once the child is seen inside the ioctl, ends it and the child is reaped within 60 s; the device still migrates afterwards.");
 	igt_subtest("migrate-killable")
 		test_migrate_killable(fd);
 

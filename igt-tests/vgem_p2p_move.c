@@ -75,23 +75,6 @@ static void test_fence_waits_move(int fd)
 	gem_close(fd, h);
 }
 
-/* Is @pid blocked in an ioctl? (/proc/PID/syscall: its number first) */
-static bool in_ioctl(pid_t pid)
-{
-	char path[64], line[256];
-	bool in = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fgets(line, sizeof(line), f))
-		in = atoi(line) == SYS_ioctl;
-	fclose(f);
-	return in;
-}
-
 /*
  * A move waits for the object's fences (a vgem fence: 10 s) under the
  * object's reservation, and under mmap_lock when a CPU fault or an
@@ -624,19 +607,6 @@ static pid_t contend(int fd, uint32_t a, uint32_t b, uint64_t half,
 		}
 	}
 	_exit(bad);
-}
-
-/* Reap @pid within @ms milliseconds: its wait status, or -1 if it lives */
-static int reap_within(pid_t pid, unsigned int ms)
-{
-	int status;
-
-	for (; ms; ms -= 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		usleep(10 * 1000);
-	}
-	return -1;
 }
 
 static void test_concurrent_moves_full_vram(int fd)
