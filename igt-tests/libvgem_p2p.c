@@ -11,6 +11,7 @@
 #include "igt.h"
 #include "p2p_fill.h"
 #include "vgem_p2p.h"
+#include "vgem_p2p_bar.h"
 
 IGT_TEST_DESCRIPTION("libvgem-p2p: API, argument checks and -errno paths.");
 
@@ -298,9 +299,10 @@ static void test_exporter_peer(int efd)
 static void test_bo_lifecycle(int efd)
 {
 	struct drm_vgem_p2p_obj_info info;
+	struct drm_vgem_p2p_stats st;
 	struct vp2p_bo bo, bo2;
-	uint64_t off = 0;
-	int prime = -1;
+	uint64_t off = 0, old;
+	int prime = -1, i;
 	uint8_t *p, ref[2 * PAGE];
 
 	igt_assert_eq(vp2p_bo_create(efd, PAGE + 1, 0, &bo), 0);
@@ -323,20 +325,36 @@ static void test_bo_lifecycle(int efd)
 	close(prime);
 	igt_assert_eq(vp2p_bo_import(efd, prime, &bo2), -EBADF);
 
+	/* each place the object leaves reads poison, not its bytes */
+	igt_assert_eq(vp2p_bo_info(efd, &bo, &info), 0);
+	old = info.vram_offset;
 	igt_assert_eq(vp2p_bo_move(efd, &bo, VGEM_P2P_MOVE_VRAM,
 				   &off), 0);
+	igt_assert(vgem_p2p_vram_poisoned(efd, old, 2 * PAGE));
 	igt_assert_eq(vp2p_bo_info(efd, &bo, &info), 0);
 	igt_assert_eq_u64(info.vram_offset, off);
 	igt_assert(!memcmp(p, ref, sizeof(ref)));
 	igt_assert_eq(vp2p_bo_evict(efd, &bo), 0);
+	igt_assert(vgem_p2p_vram_poisoned(efd, off, 2 * PAGE));
 	igt_assert_eq(vp2p_bo_info(efd, &bo, &info), 0);
 	igt_assert_eq(info.placement, VGEM_P2P_PLACEMENT_SYSTEM);
 	igt_assert(!memcmp(p, ref, sizeof(ref)));
 	igt_assert_eq(vp2p_bo_move(efd, &bo, VGEM_P2P_MOVE_VRAM,
-				   NULL), 0);
+				   &off), 0);
 
 	igt_assert_eq(vp2p_bo_munmap(&bo, p), 0);
+	igt_assert_eq(vp2p_exporter_stats(efd, &st), 0);
+	old = st.vram_used;
 	igt_assert_eq(vp2p_bo_close(efd, &bo), 0);
+	/* freed from a workqueue: poisoned before vram_used drops */
+	for (i = 0; i < 1000; i++) {
+		igt_assert_eq(vp2p_exporter_stats(efd, &st), 0);
+		if (st.vram_used + 2 * PAGE <= old)
+			break;
+		usleep(10 * 1000);
+	}
+	igt_assert_f(i < 1000, "vram_used did not drop in 10 s\n");
+	igt_assert(vgem_p2p_vram_poisoned(efd, off, 2 * PAGE));
 	/* stale handle */
 	igt_assert_eq(vp2p_bo_info(efd, &bo, &info), -ENOENT);
 	igt_assert_eq(vp2p_bo_mmap(efd, &bo, PROT_READ,
@@ -571,7 +589,7 @@ igt_main
 		igt_subtest("exporter-peer")
 			test_exporter_peer(efd);
 
-		igt_describe("An object's whole life: create, mmap, PRIME, info, move, evict, close; then its stale handle.");
+		igt_describe("An object's whole life: create, mmap, PRIME, info, move, evict, close, each VRAM range it leaves or frees reading poison (0x6b) through the BAR (a freed one once vram_used drops); then its stale handle.");
 		igt_subtest("bo-lifecycle")
 			test_bo_lifecycle(efd);
 

@@ -362,6 +362,9 @@ static void test_move_during_dma(int vfd, int fd)
 	struct drm_vgem_p2p_obj_info i0, i1;
 	struct drm_vgem_p2p_stats v0, v1;
 	struct edu_nic_mr_stats s;
+	/* where re-maps leave a VRAM object in place, it moves only here */
+	bool p2p = edu_peer_p2p(vfd, 0);
+	uint64_t old;
 	pthread_t t;
 	int i;
 
@@ -371,9 +374,17 @@ static void test_move_during_dma(int vfd, int fd)
 	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
 	for (i = 0; i < 4; i++) {
 		msleep(250);
+		old = vgem_p2p_info(vfd, o.handle).vram_offset;
 		igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, i == 2 ?
 				      VGEM_P2P_MOVE_SYSTEM :
 				      VGEM_P2P_MOVE_VRAM), 0);
+		/*
+		 * Within VRAM, the place it left reads poison; not after
+		 * the move to system, where the stream's re-map may take
+		 * that place again at once.
+		 */
+		if (p2p && i != 2 && old != ~0ull)
+			igt_assert(vgem_p2p_vram_poisoned(vfd, old, o.size));
 	}
 	msleep(500);
 	st.stop = 1;
@@ -394,6 +405,10 @@ static void test_move_during_dma(int vfd, int fd)
 	igt_assert(v1.move_notifies >= v0.move_notifies + 4);
 	igt_assert(s.stats.invalidations >= 1);
 	igt_assert(s.stats.remaps >= 1);
+	check_read(fd, st.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	/* new bytes, read through the attachment of before the moves */
+	p2p_fill(o.ref, o.size, 108);
+	memcpy(o.map, o.ref, o.size);
 	check_read(fd, st.key, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 	igt_assert_eq(edu_dereg_err(fd, st.key), 0);
 	obj_free(vfd, &o);
@@ -619,6 +634,7 @@ static void test_vma_and_dmabuf(int vfd, int fd)
 	struct obj o = obj_new(vfd, EDU_PAGE, 0, 10);
 	uint32_t kv, kd;
 	struct edu_nic_mr_stats sv, sd;
+	uint64_t old;
 
 	/* read-only: two writable mappings of one page are not ours */
 	kv = edu_reg(fd, o.map, o.size, EDU_NIC_ACCESS_READ, 0);
@@ -628,7 +644,11 @@ static void test_vma_and_dmabuf(int vfd, int fd)
 	igt_assert(edu_mr_stats(fd, kv).state & EDU_NIC_MR_MIRRORED);
 	igt_assert(edu_mr_stats(fd, kd).state & EDU_NIC_MR_MIRRORED);
 
+	old = vgem_p2p_info(vfd, o.handle).vram_offset;
 	igt_assert_eq(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM), 0);
+	/* the place both mapped reads poison (if it was in VRAM at all) */
+	if (old != ~0ull)
+		igt_assert(vgem_p2p_vram_poisoned(vfd, old, o.size));
 	sv = edu_mr_stats(fd, kv);
 	sd = edu_mr_stats(fd, kd);
 	igt_assert(!(sv.state & EDU_NIC_MR_MIRRORED));
@@ -640,6 +660,11 @@ static void test_vma_and_dmabuf(int vfd, int fd)
 	check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref + 128, 128, 128);
 	igt_assert_eq_u64(edu_mr_stats(fd, kv).stats.remaps, 1);
 	igt_assert_eq_u64(edu_mr_stats(fd, kd).stats.remaps, 1);
+	/* new bytes where it went: both registrations read them */
+	p2p_fill(o.ref, o.size, 110);
+	memcpy(o.map, o.ref, o.size);
+	check_read(fd, kv, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
+	check_read(fd, kd, EDU_NIC_MODE_DEVICE, o.ref, 0, o.size);
 	igt_assert_eq(edu_dereg_err(fd, kv), 0);
 	igt_assert_eq(edu_dereg_err(fd, kd), 0);
 	igt_assert_eq(vgem_p2p_info(vfd, o.handle).mappings, 0);
@@ -923,7 +948,7 @@ igt_main
 	igt_subtest("device-only-object")
 		test_device_only_object(vfd, fd);
 
-	igt_describe("Forced moves during a stream of device DMAs: move_notify, re-map, no stale data.");
+	igt_describe("Forced moves during a stream of device DMAs: move_notify, re-map, no stale data; where p2p is allowed each range a move within VRAM left reads poison (0x6b) through the BAR, and new bytes the CPU writes after the moves are what the attachment of before them reads.");
 	igt_subtest("move-during-dma")
 		test_move_during_dma(vfd, fd);
 
@@ -935,7 +960,7 @@ igt_main
 	igt_subtest("evict-and-return")
 		test_evict_and_return(vfd, fd, p2p);
 
-	igt_describe("One object registered through its vma and through its dma-buf: one move invalidates both, both re-map.");
+	igt_describe("One object registered through its vma and through its dma-buf: one move invalidates both, both re-map; the range they mapped reads poison (0x6b) through the BAR, and both read the new bytes the CPU writes after the move.");
 	igt_subtest("vma-and-dmabuf")
 		test_vma_and_dmabuf(vfd, fd);
 

@@ -350,7 +350,9 @@ static void test_move_during_stream(int vfd, int fd)
 	char ref[2 * EDU_PAGE];
 	struct stream st = { .fd = fd, .len = size, .want = ref };
 	struct edu_nic_mr_stats s;
-	uint64_t moves0 = vgem_p2p_info(vfd, h).moves;
+	uint64_t moves0 = vgem_p2p_info(vfd, h).moves, old;
+	/* where lookups leave a VRAM object in place, it moves only here */
+	bool p2p = edu_peer_p2p(vfd, 0);
 	pthread_t t;
 	int i;
 
@@ -360,9 +362,17 @@ static void test_move_during_stream(int vfd, int fd)
 	igt_assert_eq(pthread_create(&t, NULL, stream_thread, &st), 0);
 	for (i = 0; i < 4; i++) {
 		msleep(250);
+		old = vgem_p2p_info(vfd, h).vram_offset;
 		igt_assert_eq(vgem_p2p_move_err(vfd, h, i == 2 ?
 				      VGEM_P2P_MOVE_SYSTEM :
 				      VGEM_P2P_MOVE_VRAM), 0);
+		/*
+		 * Within VRAM, the place it left reads poison; not after
+		 * the move to system, where the stream's return to VRAM
+		 * may take that place again at once.
+		 */
+		if (p2p && i != 2 && old != ~0ull)
+			igt_assert(vgem_p2p_vram_poisoned(vfd, old, size));
 	}
 	msleep(500);
 	st.stop = 1;
@@ -378,6 +388,10 @@ static void test_move_during_stream(int vfd, int fd)
 	igt_assert(st.iterations > 0);
 	igt_assert(s.stats.invalidations >= 1);
 	igt_assert(s.stats.remaps >= 1);
+	check_dma_read(fd, st.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	/* new bytes, read through the registration of before the moves */
+	p2p_fill(ref, size, 38);
+	memcpy(p, ref, size);
 	check_dma_read(fd, st.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 	igt_assert_eq(edu_dereg_err(fd, st.key), 0);
 	munmap(p, size);
@@ -401,8 +415,15 @@ static void test_read_move_read(int vfd, int fd)
 	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
 	after = vgem_p2p_info(vfd, h).vram_offset;
 	igt_assert_neq_u64(before, after);
+	/* the place it left reads poison (on the fallback it had none) */
+	if (before != ~0ull)
+		igt_assert(vgem_p2p_vram_poisoned(vfd, before, size));
 	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 	igt_assert(edu_mr_stats(fd, key).stats.remaps >= 1);
+	/* new bytes where it went, read through the same registration */
+	p2p_fill(ref, size, 42);
+	memcpy(p, ref, size);
+	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 	munmap(p, size);
 	gem_close(vfd, h);
@@ -471,6 +492,7 @@ static void test_compaction_during_stream(int vfd, int fd)
 	uint64_t *off;
 	char ref[2 * EDU_PAGE], *p;
 	struct stream s = { .fd = fd, .len = size, .want = ref };
+	struct drm_vgem_p2p_obj_info bi;
 	struct edu_nic_mr_stats ms;
 	pthread_t t;
 
@@ -559,6 +581,20 @@ static void test_compaction_during_stream(int vfd, int fd)
 	igt_assert_eq(s.bad, 0);
 	igt_assert(ms.stats.invalidations >= 1);
 	igt_assert(ms.stats.remaps >= 1);
+	check_dma_read(fd, s.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	/*
+	 * The place it left reads poison, unless the new object took it
+	 * (and cleared it); new bytes are read through the registration
+	 * of before the compaction.
+	 */
+	bi = vgem_p2p_info(vfd, big);
+	if (before + size <= bi.vram_offset ||
+	    bi.vram_offset + 4 * chunk <= before)
+		igt_assert(vgem_p2p_vram_poisoned(vfd, before, size));
+	else
+		igt_info("the new object took the old place\n");
+	p2p_fill(ref, size, 44);
+	memcpy(p, ref, size);
 	check_dma_read(fd, s.key, EDU_NIC_MODE_DEVICE, ref, 0, size);
 	igt_assert_eq(edu_dereg_err(fd, s.key), 0);
 	munmap(p, size);
@@ -712,6 +748,7 @@ static void test_two_importers(int vfd, int fd)
 	uint32_t h, k0, k1;
 	char *p, ref[EDU_PAGE];
 	struct edu_nic_mr_stats s0, s1;
+	uint64_t old;
 
 	h = vgem_p2p_create(vfd, size, 0);
 	p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
@@ -722,7 +759,11 @@ static void test_two_importers(int vfd, int fd)
 	check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, 64);
 	check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, 64);
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 2);
+	old = vgem_p2p_info(vfd, h).vram_offset;
 	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_VRAM), 0);
+	/* the place both mapped reads poison (if it was in VRAM at all) */
+	if (old != ~0ull)
+		igt_assert(vgem_p2p_vram_poisoned(vfd, old, size));
 	s0 = edu_mr_stats(fd, k0);
 	s1 = edu_mr_stats(fd1, k1);
 	igt_assert_eq_u64(s0.stats.invalidations, 1);
@@ -732,6 +773,11 @@ static void test_two_importers(int vfd, int fd)
 	check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref + 64, 64, 64);
 	igt_assert_eq_u64(edu_mr_stats(fd, k0).stats.remaps, 1);
 	igt_assert_eq_u64(edu_mr_stats(fd1, k1).stats.remaps, 1);
+	/* new bytes where it went: both registrations read them */
+	p2p_fill(ref, size, 45);
+	memcpy(p, ref, size);
+	check_dma_read(fd, k0, EDU_NIC_MODE_DEVICE, ref, 0, size);
+	check_dma_read(fd1, k1, EDU_NIC_MODE_DEVICE, ref, 0, size);
 	close(fd1);
 	igt_assert_eq(edu_dereg_err(fd, k0), 0);
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
@@ -1496,7 +1542,7 @@ igt_main
 	igt_subtest("fallback-overlapping-mrs")
 		test_fallback_overlapping_mrs(vfd, fd);
 
-	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data.");
+	igt_describe("A forced move during a stream of device DMAs: invalidated, re-mapped, no stale data; where p2p is allowed each range a move within VRAM left reads poison (0x6b) through the BAR, and new bytes the CPU writes after the moves are what the registration of before them reads.");
 	igt_subtest("move-during-stream")
 		test_move_during_stream(vfd, fd);
 
@@ -1510,11 +1556,11 @@ igt_main
 			vgem_p2p_set_vram_quota(0);
 	}
 
-	igt_describe("One device read, one forced move within VRAM, one more read: the second read sees the data at its new home, not the poisoned old one.");
+	igt_describe("One device read, one forced move within VRAM, one more read: the old range (where the object was in VRAM) reads poison (0x6b) through the BAR, the second read sees the data at its new home, and new bytes the CPU writes there are what the same registration reads next.");
 	igt_subtest("read-move-read")
 		test_read_move_read(vfd, fd);
 
-	igt_describe("An allocation that fits only after compaction slides the object an importer streams from: it is invalidated, re-maps at its new VRAM offset, and every DMA reads the right bytes.");
+	igt_describe("An allocation that fits only after compaction slides the object an importer streams from: it is invalidated, re-maps at its new VRAM offset, and every DMA reads the right bytes; its old range reads poison (0x6b) through the BAR unless the new object took it, and new bytes the CPU writes are what the registration of before the compaction reads.");
 	igt_subtest("compaction-during-stream")
 		test_compaction_during_stream(vfd, fd);
 
@@ -1530,7 +1576,7 @@ igt_main
 	igt_subtest("raw-wrong-address")
 		test_raw_wrong_address(vfd, fd, &caps);
 
-	igt_describe("Two importers on one object are both invalidated by one move and both re-map. Skips only where the machine has one edu device; where it has two, a missing edu_nic1 fails.");
+	igt_describe("Two importers on one object are both invalidated by one move and both re-map; the range they mapped reads poison (0x6b) through the BAR, and both read the new bytes the CPU writes after the move. Skips only where the machine has one edu device; where it has two, a missing edu_nic1 fails.");
 	igt_subtest("two-importers")
 		test_two_importers(vfd, fd);
 

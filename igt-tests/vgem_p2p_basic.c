@@ -347,6 +347,7 @@ static void test_dmabuf_mmap_move(int fd)
 {
 	uint32_t h = vgem_p2p_create(fd, 8192, 0);
 	char *p = vgem_p2p_mmap(fd, h, 8192, PROT_READ | PROT_WRITE);
+	uint64_t old;
 	int dmabuf;
 	char *d;
 
@@ -358,14 +359,21 @@ static void test_dmabuf_mmap_move(int fd)
 	igt_assert(d != MAP_FAILED);
 	igt_assert(check_pattern(d, 8192, 50));	/* faulted in */
 
+	old = vgem_p2p_info(fd, h).vram_offset;
 	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+	igt_assert(vgem_p2p_vram_poisoned(fd, old, 8192));
 	igt_assert_f(check_pattern(d, 8192, 50),
 		     "the dma-buf mmap still maps the old VRAM\n");
+	/* new bytes through the GEM mmap, read through the older one */
+	fill_pattern(p, 8192, 52);
+	igt_assert(check_pattern(d, 8192, 52));
+	old = vgem_p2p_info(fd, h).vram_offset;
 	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert(vgem_p2p_vram_poisoned(fd, old, 8192));
 	igt_assert_eq(vgem_p2p_info(fd, h).placement,
 		      VGEM_P2P_PLACEMENT_SYSTEM);
 	/* (a CPU fault may bring it back to VRAM: another move) */
-	igt_assert(check_pattern(d, 8192, 50));
+	igt_assert(check_pattern(d, 8192, 52));
 	fill_pattern(d, 8192, 51);
 	igt_assert(check_pattern(p, 8192, 51));
 
@@ -612,7 +620,7 @@ igt_main
 	igt_subtest("dmabuf-mmap")
 		test_dmabuf_mmap(fd);
 
-	igt_describe("A move revokes a dma-buf mmap as any other CPU mapping: after moves within VRAM and to system memory, whose old VRAM is poisoned, the dma-buf mapping reads and writes the object where it went.");
+	igt_describe("A move revokes a dma-buf mmap as any other CPU mapping: after moves within VRAM and to system memory, each of whose old VRAM ranges reads poison (0x6b) through the BAR, the dma-buf mapping reads what the GEM mapping wrote after the move, and reads and writes the object where it went.");
 	igt_subtest("dmabuf-mmap-move")
 		test_dmabuf_mmap_move(fd);
 

@@ -25,6 +25,7 @@
 
 #include "igt.h"
 #include "vgem_p2p_drm.h"
+#include "vgem_p2p_bar.h"
 
 #define MiB (1ull << 20)
 
@@ -265,6 +266,25 @@ static inline uint64_t vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
 {
 	igt_assert_eq(__vgem_p2p_move(fd, handle, target, &offset), 0);
 	return offset;
+}
+
+/*
+ * Wait until STATS' vram_used is at most @bytes: closed objects are
+ * freed from a workqueue, and what one held is poisoned before the
+ * manager's usage drops. False if it is still above after 10 s.
+ */
+static inline bool vgem_p2p_wait_vram_used(int fd, uint64_t bytes)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (vgem_p2p_stats(fd).vram_used <= bytes)
+			return true;
+		usleep(10 * 1000);
+	}
+	igt_warn("vram_used %" PRIu64 " after 10 s, want at most %" PRIu64 "\n",
+		 (uint64_t)vgem_p2p_stats(fd).vram_used, bytes);
+	return false;
 }
 
 /* A pattern unique to (seed, word index) */

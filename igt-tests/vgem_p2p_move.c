@@ -179,6 +179,8 @@ static void test_move_vram(int fd)
 		new = vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
 		igt_assert(new != old);
 		igt_assert_eq_u64(vgem_p2p_info(fd, h).vram_offset, new);
+		/* the place it left reads poison, not its bytes */
+		igt_assert(vgem_p2p_vram_poisoned(fd, old, 2 * MiB));
 		igt_assert(check_pattern(p, 2 * MiB, 20 + i));
 		fill_pattern(p, 2 * MiB, 21 + i);
 		old = new;
@@ -199,11 +201,12 @@ static void test_move_vram_at(int fd)
 	uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
 	uint32_t h2 = vgem_p2p_create(fd, 1 * MiB, 0);
 	uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
-	uint64_t off;
+	uint64_t old = vgem_p2p_info(fd, h).vram_offset, off;
 
 	fill_pattern(p, MiB, 30);
 	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM_AT, at),
 			  at);
+	igt_assert(vgem_p2p_vram_poisoned(fd, old, MiB));
 	igt_assert(check_pattern(p, MiB, 30));
 	/* taken: -EBUSY, and h2 stays where it was */
 	off = at;
@@ -226,11 +229,14 @@ static void test_evict_and_return(int fd)
 	uint32_t h = vgem_p2p_create(fd, 1 * MiB, 0);
 	uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
 	struct drm_vgem_p2p_stats s0, s1;
+	uint64_t old = vgem_p2p_info(fd, h).vram_offset;
 
 	fill_pattern(p, MiB, 40);
 	s0 = vgem_p2p_stats(fd);
 	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0),
 			  ~0ull);
+	/* the VRAM it left reads poison, not its bytes */
+	igt_assert(vgem_p2p_vram_poisoned(fd, old, MiB));
 	s1 = vgem_p2p_stats(fd);
 	igt_assert_eq_u64(s1.evictions, s0.evictions + 1);
 	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
@@ -243,7 +249,9 @@ static void test_evict_and_return(int fd)
 	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
 			  VGEM_P2P_PLACEMENT_VRAM);
 	/* and explicitly */
+	old = vgem_p2p_info(fd, h).vram_offset;
 	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert(vgem_p2p_vram_poisoned(fd, old, MiB));
 	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
 	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
 			  VGEM_P2P_PLACEMENT_VRAM);
@@ -259,6 +267,10 @@ static void test_compaction(int fd)
 	unsigned int n = st.vram_size / chunk, i;
 	uint32_t *h = calloc(n, sizeof(*h));
 	uint32_t **p = calloc(n, sizeof(*p));
+	/* per VRAM page: held by this test's objects at some point */
+	uint8_t *held = calloc(st.vram_size / 4096, 1);
+	struct drm_vgem_p2p_obj_info bi;
+	uint64_t pg, end;
 	uint32_t big;
 	uint32_t *bp;
 
@@ -266,6 +278,8 @@ static void test_compaction(int fd)
 	/* fill VRAM, then free every other object: holes of 4 MiB */
 	for (i = 0; i < n; i++) {
 		h[i] = vgem_p2p_create(fd, chunk, 0);
+		pg = vgem_p2p_info(fd, h[i]).vram_offset / 4096;
+		memset(held + pg, 1, chunk / 4096);
 		p[i] = vgem_p2p_mmap(fd, h[i], chunk,
 				     PROT_READ | PROT_WRITE);
 		fill_sparse(p[i], chunk, 100 + i);
@@ -288,6 +302,25 @@ static void test_compaction(int fd)
 				  VGEM_P2P_PLACEMENT_VRAM);
 		igt_assert(check_sparse(p[i], chunk, 100 + i));
 	}
+	/*
+	 * What these objects held and no object holds now was freed (the
+	 * closed ones, once vram_used says so) or moved out of (compacted
+	 * ones, as their move returned): all of it reads poison.
+	 */
+	bi = vgem_p2p_info(fd, big);
+	igt_assert(vgem_p2p_wait_vram_used(fd, (n / 2 + 2) * chunk));
+	memset(held + bi.vram_offset / 4096, 0, 2 * chunk / 4096);
+	for (i = 1; i < n; i += 2)
+		memset(held + vgem_p2p_info(fd, h[i]).vram_offset / 4096, 0,
+		       chunk / 4096);
+	for (pg = 0; pg < st.vram_size / 4096; pg = end) {
+		for (end = pg + 1; end < st.vram_size / 4096 &&
+				   held[end] == held[pg]; end++)
+			;
+		if (held[pg])
+			igt_assert(vgem_p2p_vram_poisoned(fd, pg * 4096,
+							  (end - pg) * 4096));
+	}
 	bp = vgem_p2p_mmap(fd, big, 2 * chunk, PROT_READ);
 	igt_assert_eq_u32(bp[0], 0);
 	igt_assert_eq_u32(bp[(2 * chunk) / 4 - 1], 0);
@@ -297,6 +330,7 @@ static void test_compaction(int fd)
 		munmap(p[i], chunk);
 		gem_close(fd, h[i]);
 	}
+	free(held);
 	free(h);
 	free(p);
 }
@@ -467,13 +501,16 @@ static void test_move_system_object(int fd)
 {
 	uint32_t h = vgem_p2p_create(fd, MiB, VGEM_P2P_CREATE_SYSTEM);
 	uint32_t *p = vgem_p2p_mmap(fd, h, MiB, PROT_READ | PROT_WRITE);
+	uint64_t off;
 
 	fill_pattern(p, MiB, 50);
-	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
+	off = vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM, 0);
 	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
 			  VGEM_P2P_PLACEMENT_VRAM);
 	igt_assert(check_pattern(p, MiB, 50));
 	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	/* the VRAM it visited reads poison, not its bytes */
+	igt_assert(vgem_p2p_vram_poisoned(fd, off, MiB));
 	igt_assert(check_pattern(p, MiB, 50));
 	/* a system object does not come back on its own */
 	igt_assert_eq_u32(vgem_p2p_info(fd, h).placement,
@@ -660,19 +697,19 @@ igt_main
 	igt_fixture
 		fd = vgem_p2p_open();
 
-	igt_describe("Four moves within VRAM, each to a new offset that OBJ_INFO reports: the object's bytes follow it through the CPU mapping, and the moves, invalidations and bytes copied are counted.");
+	igt_describe("Four moves within VRAM, each to a new offset that OBJ_INFO reports: the range each move left reads poison (0x6b) through the BAR (sysfs resource2), the object's bytes follow it through the CPU mapping, new bytes written after each move too, and the moves, invalidations and bytes copied are counted.");
 	igt_subtest("move-vram")
 		test_move_vram(fd);
 
-	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
+	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes, and the range it left reads poison (0x6b) through the BAR; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
 	igt_subtest("move-vram-at")
 		test_move_vram_at(fd);
 
-	igt_describe("Moving an object to system memory counts one eviction (a second move there is a no-op); a CPU touch brings it back to VRAM, as does an explicit move, its bytes intact each time.");
+	igt_describe("Moving an object to system memory counts one eviction (a second move there is a no-op) and the VRAM range it left reads poison (0x6b) through the BAR; a CPU touch brings it back to VRAM, as does an explicit move, its bytes intact each time.");
 	igt_subtest("evict-and-return")
 		test_evict_and_return(fd);
 
-	igt_describe("With VRAM full of 4 MiB objects and every other one freed, an 8 MiB object fits in no hole: creating it compacts VRAM (no eviction), it lands in VRAM, and the objects that stay keep their data (sampled one word in 64) through the moves.");
+	igt_describe("With VRAM full of 4 MiB objects and every other one freed, an 8 MiB object fits in no hole: creating it compacts VRAM (no eviction), it lands in VRAM, and the objects that stay keep their data (sampled one word in 64) through the moves; every range the objects held that none holds now (freed, once vram_used says so, or compacted away) reads poison (0x6b) through the BAR.");
 	igt_subtest("compaction")
 		test_compaction(fd);
 
@@ -694,7 +731,7 @@ igt_main
 			vgem_p2p_set_vram_quota(0);
 	}
 
-	igt_describe("An object created in system memory moves to VRAM and back with its bytes, and does not come back to VRAM on its own.");
+	igt_describe("An object created in system memory moves to VRAM and back with its bytes, the VRAM range it left reads poison (0x6b) through the BAR, and it does not come back to VRAM on its own.");
 	igt_subtest("move-system-object")
 		test_move_system_object(fd);
 
