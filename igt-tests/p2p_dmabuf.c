@@ -366,7 +366,7 @@ static void test_move_during_dma(int vfd, int fd)
 	bool p2p = edu_peer_p2p(vfd, 0);
 	uint64_t old;
 	pthread_t t;
-	int i;
+	int i, stale = -1;
 
 	st.key = reg_dmabuf(fd, o.dfd, 0, o.size, EDU_NIC_ACCESS_READ);
 	i0 = vgem_p2p_info(vfd, o.handle);
@@ -381,10 +381,12 @@ static void test_move_during_dma(int vfd, int fd)
 		/*
 		 * Within VRAM, the place it left reads poison; not after
 		 * the move to system, where the stream's re-map may take
-		 * that place again at once.
+		 * that place again at once. Asserted once the stream has
+		 * stopped: a failure must not leave it running.
 		 */
-		if (p2p && i != 2 && old != ~0ull)
-			igt_assert(vgem_p2p_vram_poisoned(vfd, old, o.size));
+		if (p2p && i != 2 && old != ~0ull && stale < 0 &&
+		    !vgem_p2p_vram_poisoned(vfd, old, o.size))
+			stale = i;
 	}
 	msleep(500);
 	st.stop = 1;
@@ -399,6 +401,8 @@ static void test_move_during_dma(int vfd, int fd)
 		 (unsigned long long)(i1.move_notifies - i0.move_notifies));
 	igt_assert_eq(st.err, 0);
 	igt_assert_eq(st.bad, 0);
+	igt_assert_f(stale < 0, "move %d left a range that is not poison\n",
+		     stale);
 	igt_assert(st.iterations > 0);
 	/* every forced move is notified; re-maps may move it too */
 	igt_assert(i1.move_notifies >= i0.move_notifies + 4);
