@@ -158,4 +158,26 @@ static inline int vgem_p2p_move_err(int vfd, uint32_t handle, uint32_t target)
 	return __vgem_p2p_move(vfd, handle, target, &offset);
 }
 
+/*
+ * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
+ * for a slow guest, by the clock (a poll under TCG takes more than its
+ * sleep). Return: the last value.
+ */
+static inline long wait_for_value(long (*f)(const void *), const void *arg,
+				  long want)
+{
+	struct timespec t0, t;
+	long v = f(arg);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (v != want) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 60)
+			break;
+		usleep(1000);
+		v = f(arg);
+	}
+	return v;
+}
+
 #endif /* P2P_COMMON_H */

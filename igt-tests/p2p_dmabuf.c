@@ -426,23 +426,6 @@ static void release_engine(int sig)
 	edu_write_str(EDU_HOLD_DMA, "0");
 }
 
-/*
- * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
- * for a slow guest. Return: the last value.
- */
-static long wait_for_value(long (*f)(const void *), const void *arg,
-			   long want)
-{
-	long v = f(arg);
-	int i;
-
-	for (i = 0; i < 60000 && v != want; i++) {
-		usleep(1000);
-		v = f(arg);
-	}
-	return v;
-}
-
 static long engine_held(const void *unused)
 {
 	return edu_read_int(EDU_HELD_DMA);

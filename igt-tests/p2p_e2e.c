@@ -838,23 +838,6 @@ static void *held_read(void *arg)
 	return NULL;
 }
 
-/*
- * Wait until @f(@arg) returns @want; not a timing bound: up to a minute
- * for a slow guest. Return: the last value.
- */
-static long wait_for_value(long (*f)(const void *), const void *arg,
-			   long want)
-{
-	long v = f(arg);
-	int i;
-
-	for (i = 0; i < 60000 && v != want; i++) {
-		usleep(1000);
-		v = f(arg);
-	}
-	return v;
-}
-
 /* The number in the file @path names, for wait_for_value() */
 static long read_int_at(const void *path)
 {
