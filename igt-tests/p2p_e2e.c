@@ -1335,6 +1335,12 @@ static void *held_reg(void *arg)
 	return NULL;
 }
 
+/* Does the file @path names exist? For wait_for_value() */
+static long path_exists(const void *path)
+{
+	return !access(path, F_OK);
+}
+
 struct unbinder {
 	int go[2];		/* a byte on go[1] starts it */
 	const char *bdf;
@@ -1392,8 +1398,7 @@ static void test_unbind_during_fault(int vfd, int *fdp)
 	held = wait_for_value(read_int_at, held_path, 1);
 	igt_assert_eq(write(u.go[1], "u", 1), 1);
 	/* the unbind is in remove() once the device node is gone */
-	for (i = 0; i < 60000 && !access("/sys/class/misc/edu_nic0", F_OK); i++)
-		usleep(1000);
+	wait_for_value(path_exists, "/sys/class/misc/edu_nic0", 0);
 	/* and must stay there while the fault is held: not a timing bound */
 	for (i = 0; i < 5000 && !returned_while_held; i++) {
 		usleep(1000);
