@@ -670,12 +670,18 @@ static const struct {
 };
 static char fail_pages_saved[ARRAY_SIZE(fail_pages_knobs)][32];
 
+/*
+ * In the reverse order of fail_pages_arm(): task-filter comes back last.
+ * Restored first, with probability still 100, it would fail every task's
+ * page allocations, this one's too, whose next open() then fails: the
+ * knobs stayed that way, and the guest looped in its page faults.
+ */
 static void fail_pages_restore(int sig)
 {
 	char path[128];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(fail_pages_knobs); i++) {
+	for (i = ARRAY_SIZE(fail_pages_knobs); i-- > 0;) {
 		if (!fail_pages_saved[i][0])
 			continue;
 		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s",
@@ -709,26 +715,42 @@ static void fail_pages_arm(void)
 }
 
 /*
- * Unbind the exporter with every page allocation of this thread failing:
- * its eviction to system memory cannot get pages for any object. The
- * files are opened first, so that only the unbind runs under it.
+ * Unbind the exporter with every page allocation of the unbinding task
+ * failing: its eviction to system memory cannot get pages for any
+ * object. A vfork() child unbinds, so that make-it-fail, which is the
+ * task's, ends with it whatever happens: left set in this process, any
+ * later allocation of ours fails, and a user fault needing a page gets
+ * VM_FAULT_OOM, which pagefault_out_of_memory() retries for ever. The
+ * child shares our pages (no copy-on-write fault needs a page) on a stack
+ * our calls have already touched, opens its file before it arms, and
+ * leaves by syscall(), bound here first.
  */
 static void unbind_without_pages(const char *bdf)
 {
 	int unbind = open("/sys/bus/pci/drivers/vgem_p2p/unbind", O_WRONLY);
-	int fail = open("/proc/thread-self/make-it-fail", O_WRONLY);
-	ssize_t n;
+	size_t len = strlen(bdf);
+	int status;
+	pid_t pid;
 
 	igt_assert_fd(unbind);
-	igt_assert_fd(fail);
+	igt_assert(syscall(SYS_getpid) > 0);
 	fail_pages_arm();
-	igt_assert_eq(write(fail, "1", 1), 1);
-	n = write(unbind, bdf, strlen(bdf));
-	igt_assert_eq(pwrite(fail, "0", 1, 0), 1);
+	pid = vfork();
+	if (pid == 0) {
+		int fail = open("/proc/thread-self/make-it-fail", O_WRONLY);
+		long code = 2;
+
+		if (fail >= 0 && write(fail, "1", 1) == 1)
+			code = write(unbind, bdf, len) == (ssize_t)len ? 0 : 1;
+		syscall(SYS_exit, code);
+	}
 	fail_pages_restore(0);
-	close(fail);
 	close(unbind);
-	igt_assert_eq(n, (ssize_t)strlen(bdf));
+	igt_assert(pid > 0);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "the unbinding child: status %#x (exit 1: the unbind failed, 2: make-it-fail)\n",
+		     status);
 }
 
 /*
