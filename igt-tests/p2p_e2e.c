@@ -435,17 +435,18 @@ static void test_read_move_read(int vfd, int fd)
 
 /*
  * A lookup brings an evicted object back to VRAM where the importer
- * reaches it: an allocation, charged to the file that created the
- * object. Past that file's vram_quota_pages the object stays in system
- * memory and the importer reads it there; once quota is free, a new
- * registration's lookup brings it back. The quota is per file, so the
- * objects are made on a file of their own: what the other subtests
- * left on the shared one (an object freed by a worker not yet run)
- * would count against it.
+ * reaches it: an allocation, charged to the process whose registration
+ * looked it up (here the object's creator too). Past that process's
+ * vram_quota_pages the object stays in system memory and the importer
+ * reads it there; once quota is free, a new registration's lookup brings
+ * it back. The quota is per process, so this runs in a child of its own
+ * (with files of its own: a registration belongs to its opener's mm):
+ * what the other subtests left in VRAM (an object freed by a worker not
+ * yet run) would count against it.
  */
-static void test_quota_keeps_evicted(int fd)
+static void quota_keeps_evicted_process(void)
 {
-	int vfd = vgem_p2p_open();
+	int vfd = vgem_p2p_open(), fd = edu_open();
 	uint64_t size = EDU_PAGE;
 	uint32_t h = vgem_p2p_create(vfd, size, 0);
 	uint32_t other = vgem_p2p_create(vfd, size, 0);
@@ -454,12 +455,10 @@ static void test_quota_keeps_evicted(int fd)
 	char ref[EDU_PAGE];
 	uint32_t key;
 
-	igt_require(p2p_checked(vfd, fd, 0));
 	p2p_fill(ref, size, 43);
 	memcpy(p, ref, size);
 	igt_assert_eq(vgem_p2p_move_err(vfd, h, VGEM_P2P_MOVE_SYSTEM), 0);
-	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
-	/* the file's quota: the page its other object holds */
+	/* the process's quota: the page its other object holds */
 	vgem_p2p_set_vram_quota(size / 4096);
 
 	key = edu_reg(fd, p, size, EDU_NIC_ACCESS_READ, 0);
@@ -482,7 +481,20 @@ static void test_quota_keeps_evicted(int fd)
 	munmap(p, size);
 	gem_close(vfd, other);
 	gem_close(vfd, h);
+	close(fd);
 	close(vfd);
+}
+
+static void test_quota_keeps_evicted(int fd)
+{
+	int vfd = vgem_p2p_open();
+
+	igt_require(p2p_checked(vfd, fd, 0));
+	close(vfd);
+	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
+	igt_fork(child, 1)
+		quota_keeps_evicted_process();
+	igt_waitchildren();
 }
 
 static void test_compaction_during_stream(int vfd, int fd)
@@ -1538,7 +1550,7 @@ igt_main
 	igt_subtest("move-during-stream")
 		test_move_during_stream(vfd, fd);
 
-	igt_describe("A lookup's return of an evicted object to VRAM is charged to the file that created it: past that file's vram_quota_pages the object stays in system memory and edu reads it through the fallback; with quota free, a new registration brings it back and reads it peer-to-peer.");
+	igt_describe("A lookup's return of an evicted object to VRAM is charged to the process whose registration looked it up: past that process's vram_quota_pages the object stays in system memory and edu reads it through the fallback; with quota free, a new registration brings it back and reads it peer-to-peer.");
 	igt_subtest_group {
 		igt_subtest("quota-keeps-evicted")
 			test_quota_keeps_evicted(fd);

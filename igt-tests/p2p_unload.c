@@ -755,12 +755,12 @@ static void unbind_without_pages(const char *bdf)
 
 /*
  * Issue 48 item 5. An object the unbind could not evict (no system pages)
- * stays in VRAM, charged to its client's VRAM quota, and VRAM closes:
+ * stays in VRAM, charged to its process's VRAM quota, and VRAM closes:
  * its data is lost, and the CPU gets SIGBUS. An importer's next map of
  * its dma-buf moves it to system memory with nothing to copy: zeroed
  * pages. That move leaves VRAM like any other: the object is no longer
  * counted in VRAM (fdinfo), and its charge goes with it, else the
- * client's release WARNs about the VRAM it still holds.
+ * device's release WARNs about the VRAM charge left.
  */
 static void test_unbind_exporter_eviction_fails(void)
 {
@@ -1038,7 +1038,7 @@ igt_main
 	igt_subtest("unbind-exporter-cpu-faults")
 		test_unbind_exporter_cpu_faults();
 
-	igt_describe("Unbinding the exporter while no page can be allocated for the eviction (fail_page_alloc) leaves a VRAM object lost: its CPU mapping gets SIGBUS and an importer's next map of its dma-buf gets zeroed system pages. That move out of closed VRAM leaves the object counted in system memory (fdinfo), and its VRAM quota charge goes with it: closing everything releases the client without a WARN.");
+	igt_describe("Unbinding the exporter while no page can be allocated for the eviction (fail_page_alloc) leaves a VRAM object lost: its CPU mapping gets SIGBUS and an importer's next map of its dma-buf gets zeroed system pages. That move out of closed VRAM leaves the object counted in system memory (fdinfo), and its VRAM quota charge goes with it: closing everything releases the device without a WARN.");
 	igt_subtest("unbind-exporter-eviction-fails")
 		test_unbind_exporter_eviction_fails();
 

@@ -126,10 +126,35 @@ static void test_fenced_move_killable(int fd)
 	gem_close(fd, h);
 }
 
+/* A MOVE(VRAM) in a thread of its own, which may wait for fences */
+struct mover {
+	int fd;
+	uint32_t handle;
+	volatile pid_t tid;
+	int err;
+	volatile bool done;
+};
+
+static void *mover_thread(void *arg)
+{
+	struct mover *m = arg;
+	uint64_t offset = 0;
+
+	m->tid = syscall(SYS_gettid);
+	m->err = __vgem_p2p_move(m->fd, m->handle, VGEM_P2P_MOVE_VRAM, &offset);
+	m->done = true;
+	return NULL;
+}
+
 /*
- * Eviction does not take a busy object's VRAM: with VRAM full of two
- * halves, the older one fenced, a third half evicts the younger one,
- * which eviction would otherwise leave in place (oldest first).
+ * Eviction takes a busy object's VRAM last: with VRAM full of two halves,
+ * the older one fenced, a third half evicts the younger one, which
+ * eviction would otherwise leave in place (oldest first). With both
+ * halves fenced, a fourth is the last resort: its MOVE(VRAM) waits for
+ * a fenced object's fences and evicts it. It used to get ENOSPC: a
+ * fence, renewed before it expires, kept an object in VRAM for good, for
+ * anyone who had a handle to it. The fences are signalled once the move
+ * waits in the ioctl; whenever they signal, the state after is the same.
  */
 static void test_fence_skips_eviction(int fd)
 {
@@ -137,8 +162,11 @@ static void test_fence_skips_eviction(int fd)
 	uint32_t a = vgem_p2p_create(fd, half, 0);
 	uint32_t c = vgem_p2p_create(fd, half, 0);
 	struct drm_vgem_p2p_obj_info ia = vgem_p2p_info(fd, a), ia1;
-	uint32_t b, fence = 0;
-	uint32_t *p;
+	struct mover m = { .fd = fd };
+	uint32_t b, d, fence = 0, fence_b = 0;
+	unsigned int i, evicted = 0;
+	uint32_t *p, *pb;
+	pthread_t t;
 
 	igt_assert_eq_u32(ia.placement, VGEM_P2P_PLACEMENT_VRAM);
 	igt_assert_eq_u32(vgem_p2p_info(fd, c).placement,
@@ -160,7 +188,36 @@ static void test_fence_skips_eviction(int fd)
 	/* pending all along: the creation ran while the object was busy */
 	igt_assert_eq(vgem_p2p_fence_signal(fd, fence), 0);
 	igt_assert(check_sparse(p, half, 71));
+
+	/* both halves fenced: the last resort waits for one and evicts it */
+	pb = vgem_p2p_mmap(fd, b, half, PROT_READ | PROT_WRITE);
+	fill_sparse(pb, half, 73);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, a, VGEM_FENCE_WRITE, &fence),
+		      0);
+	igt_assert_eq(vgem_p2p_fence_attach(fd, b, VGEM_FENCE_WRITE,
+					    &fence_b), 0);
+	d = vgem_p2p_create(fd, half, VGEM_P2P_CREATE_SYSTEM);
+	m.handle = d;
+	igt_assert_eq(pthread_create(&t, NULL, mover_thread, &m), 0);
+	for (i = 0; i < 10000 && !m.done && !(m.tid && in_ioctl(m.tid)); i++)
+		usleep(1000);
+	igt_info("the move was %s when the fences were signalled\n",
+		 m.done ? "done" : "in the ioctl");
+	/* 0, or -ETIMEDOUT past their 10 s: no timing is asserted */
+	vgem_p2p_fence_signal(fd, fence);
+	vgem_p2p_fence_signal(fd, fence_b);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_assert_eq(m.err, 0);
+	igt_assert_eq_u32(vgem_p2p_info(fd, d).placement,
+			  VGEM_P2P_PLACEMENT_VRAM);
+	evicted += vgem_p2p_info(fd, a).placement == VGEM_P2P_PLACEMENT_SYSTEM;
+	evicted += vgem_p2p_info(fd, b).placement == VGEM_P2P_PLACEMENT_SYSTEM;
+	igt_assert_eq_u32(evicted, 1);
+	igt_assert(check_sparse(p, half, 71));
+	igt_assert(check_sparse(pb, half, 73));
+	munmap(pb, half);
 	munmap(p, half);
+	gem_close(fd, d);
 	gem_close(fd, b);
 	gem_close(fd, c);
 	gem_close(fd, a);
@@ -435,45 +492,44 @@ static uint32_t placement(int fd, uint32_t h)
 }
 
 /*
- * vram_quota_pages bounds the VRAM the objects one file created hold, on
+ * vram_quota_pages bounds the VRAM one process moved objects into, on
  * every way into VRAM: a creation past it gets EDQUOT, a dumb buffer
  * starts in system memory, a move gets EDQUOT, and a CPU fault leaves an
- * evicted object where it is. Leaving VRAM gives the quota back. Another
- * file has a quota of its own.
+ * evicted object where it is. Leaving VRAM gives the quota back. The
+ * quota is the process's, not the file's: a second open of the node
+ * finds it spent (each open had a quota of its own). Run in a child, a
+ * process of its own: what this one's earlier subtests left in VRAM
+ * would count against it.
  */
-static void test_vram_quota(void)
+static void vram_quota_process(void)
 {
 	uint64_t chunk = 4 * MiB;
 	int a = vgem_p2p_open(), b = vgem_p2p_open();
 	struct drm_mode_create_dumb dumb = {
 		.width = 512, .height = 512, .bpp = 32,
 	};
-	uint32_t h1, h2, s, hb, x;
+	uint32_t h1, h2, s, x;
 	uint64_t off = 0;
 	uint32_t *p;
-
-	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
-	vgem_p2p_set_vram_quota(2 * chunk / 4096);
 
 	h1 = vgem_p2p_create(a, chunk, 0);
 	h2 = vgem_p2p_create(a, chunk, 0);
 	igt_assert_eq_u32(placement(a, h1), VGEM_P2P_PLACEMENT_VRAM);
 	igt_assert_eq_u32(placement(a, h2), VGEM_P2P_PLACEMENT_VRAM);
 	igt_assert_eq(__vgem_p2p_create(a, 4096, 0, &x), -EDQUOT);
+	/* another file of the same process: the same quota, spent */
+	igt_assert_eq(__vgem_p2p_create(b, 4096, 0, &x), -EDQUOT);
 	/* a system object needs no quota */
 	s = vgem_p2p_create(a, MiB, VGEM_P2P_CREATE_SYSTEM);
 	igt_assert_eq(__vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, &off),
 		      -EDQUOT);
 	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_SYSTEM);
 	/* where vgem would succeed, a dumb buffer does, in system memory */
-	do_ioctl(a, DRM_IOCTL_MODE_CREATE_DUMB, &dumb);
-	igt_assert_eq_u32(placement(a, dumb.handle),
+	do_ioctl(b, DRM_IOCTL_MODE_CREATE_DUMB, &dumb);
+	igt_assert_eq_u32(placement(b, dumb.handle),
 			  VGEM_P2P_PLACEMENT_SYSTEM);
 
-	hb = vgem_p2p_create(b, 2 * chunk, 0);
-	igt_assert_eq_u32(placement(b, hb), VGEM_P2P_PLACEMENT_VRAM);
-
-	/* leaving VRAM gives the quota back, to the one who created it */
+	/* leaving VRAM gives the quota back, whichever file moves */
 	vgem_p2p_move(a, h2, VGEM_P2P_MOVE_SYSTEM, 0);
 	vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, 0);
 	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_VRAM);
@@ -495,6 +551,94 @@ static void test_vram_quota(void)
 	munmap(p, chunk);
 	close(b);
 	close(a);
+}
+
+static void test_vram_quota(void)
+{
+	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
+	vgem_p2p_set_vram_quota(2 * 4 * MiB / 4096);
+	igt_fork(child, 1)
+		vram_quota_process();
+	igt_waitchildren();
+}
+
+/*
+ * In a fork() child of the quota's process: MOVE(VRAM) of an object the
+ * parent created is charged to this process, not to the creator, and
+ * bounds this process as its own creations do. Only _exit() here.
+ */
+static void __attribute__((noreturn)) move_as_other_process(int fd,
+							     uint32_t s,
+							     uint64_t chunk)
+{
+	uint64_t offset = 0;
+	uint32_t x, y;
+	int bad = 0;
+
+	if (__vgem_p2p_move(fd, s, VGEM_P2P_MOVE_VRAM, &offset))
+		bad |= 1;
+	if (__vgem_p2p_create(fd, chunk, 0, &x))
+		bad |= 2;
+	if (__vgem_p2p_create(fd, 4096, 0, &y) != -EDQUOT)
+		bad |= 4;
+	_exit(bad);
+}
+
+/*
+ * The mover pays: with the creator of an object at its quota, another
+ * process holding a handle to it (a fork() child, on the same file) moves
+ * it into VRAM, charged to itself, and that charge bounds it: one more
+ * object fits its quota, a page more does not. The charge goes back to
+ * the mover whoever moves the object out: the creator, at its quota all
+ * along, still cannot create. The creator runs in a child of the test,
+ * as vram-quota does. Before, the creator's file was charged: the move
+ * got EDQUOT.
+ */
+static void vram_quota_mover_process(void)
+{
+	uint64_t chunk = 4 * MiB;
+	int a = vgem_p2p_open(), status;
+	uint32_t h1, h2, h3, s, x;
+	uint64_t off = 0;
+	pid_t pid;
+
+	h1 = vgem_p2p_create(a, chunk, 0);
+	h2 = vgem_p2p_create(a, chunk, 0);
+	s = vgem_p2p_create(a, chunk, VGEM_P2P_CREATE_SYSTEM);
+	igt_assert_eq(__vgem_p2p_move(a, s, VGEM_P2P_MOVE_VRAM, &off),
+		      -EDQUOT);
+
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (!pid)
+		move_as_other_process(a, s, chunk);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		     "the other process's move or creations failed (%#x: 1 move, 2 creation, 4 creation past its quota)\n",
+		     status);
+	igt_assert_eq_u32(placement(a, s), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(placement(a, h1), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq_u32(placement(a, h2), VGEM_P2P_PLACEMENT_VRAM);
+
+	/* the creator moves it out: the mover's charge goes, not its own */
+	vgem_p2p_move(a, s, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert_eq(__vgem_p2p_create(a, 4096, 0, &x), -EDQUOT);
+	/* its own charge goes with its own objects */
+	vgem_p2p_move(a, h2, VGEM_P2P_MOVE_SYSTEM, 0);
+	h3 = vgem_p2p_create(a, chunk, 0);
+	igt_assert_eq_u32(placement(a, h3), VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_eq(__vgem_p2p_create(a, 4096, 0, &x), -EDQUOT);
+	close(a);
+}
+
+static void test_vram_quota_charges_mover(void)
+{
+	igt_install_exit_handler(vgem_p2p_restore_vram_quota);
+	vgem_p2p_set_vram_quota(2 * 4 * MiB / 4096);
+	igt_fork(child, 1)
+		vram_quota_mover_process();
+	igt_waitchildren();
+	vgem_p2p_set_vram_quota(0);
 }
 
 static void test_move_system_object(int fd)
@@ -721,10 +865,14 @@ igt_main
 	igt_subtest("unprivileged-evicts")
 		test_unprivileged_evicts(fd);
 
-	igt_describe("vram_quota_pages bounds the VRAM of the objects one file created: a creation past it gets EDQUOT, a dumb buffer starts in system memory, MOVE_VRAM gets EDQUOT and a CPU fault leaves an evicted object in system memory; leaving VRAM gives quota back, and another file has its own.");
 	igt_subtest_group {
+		igt_describe("vram_quota_pages bounds the VRAM one process moved objects into, through all its files: a creation past it gets EDQUOT, also on a second open of the node, a dumb buffer starts in system memory, MOVE_VRAM gets EDQUOT and a CPU fault leaves an evicted object in system memory; leaving VRAM gives quota back.");
 		igt_subtest("vram-quota")
 			test_vram_quota();
+
+		igt_describe("MOVE_VRAM is charged to the process that moves, not to the object's creator: with the creator at its quota, a fork() child moves the creator's object into VRAM, one more object fits the child's quota and a page more gets EDQUOT; the creator moving the object out gives the child's charge back, not its own.");
+		igt_subtest("vram-quota-charges-mover")
+			test_vram_quota_charges_mover();
 
 		/* failed or not, the subtests after it run with no quota */
 		igt_fixture
@@ -747,7 +895,7 @@ igt_main
 	igt_subtest("fenced-move-killable")
 		test_fenced_move_killable(fd);
 
-	igt_describe("Eviction skips an object with an unsignalled fence: with VRAM full of two halves and the older fenced, creating a third evicts the younger, and the fenced one keeps its offset, its move count and its bytes while its fence is still pending.");
+	igt_describe("Eviction takes an object with an unsignalled fence last: with VRAM full of two halves and the older fenced, creating a third evicts the younger, and the fenced one keeps its offset, its move count and its bytes while its fence is still pending; with both halves fenced, a MOVE_VRAM of a fourth waits for one's fences and evicts it, both keeping their bytes.");
 	igt_subtest("fence-skips-eviction")
 		test_fence_skips_eviction(fd);
 

@@ -47,21 +47,14 @@ static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
 	if (!priv)
 		return -ENOMEM;
-	priv->fences.client = vgem_p2p_client_create();
-	if (!priv->fences.client) {
-		ret = -ENOMEM;
-		goto err_free_priv;
-	}
 	ret = vgem_p2p_fence_open(&priv->fences);
 	if (ret)
-		goto err_put_client;
+		goto err_free_priv;
 	priv->client_id = atomic64_inc_return(&vgem_p2p_client_ids);
 	/* vgem's fence ioctls find their state at the start of driver_priv */
 	file->driver_priv = &priv->fences;
 	return 0;
 
-err_put_client:
-	vgem_p2p_client_put(priv->fences.client);
 err_free_priv:
 	kfree(priv);
 	return ret;
@@ -73,7 +66,6 @@ static void vgem_p2p_postclose(struct drm_device *dev, struct drm_file *file)
 		container_of(file->driver_priv, struct vgem_p2p_file_priv, fences);
 
 	vgem_p2p_fence_close(&priv->fences);
-	vgem_p2p_client_put(priv->fences.client);
 	kfree(priv);
 }
 
@@ -216,6 +208,8 @@ static void vgem_p2p_release_ttm(struct drm_device *drm, void *data)
 
 	vgem_p2p_vram_mgr_fini(vdev);
 	ttm_device_fini(&vdev->bdev);
+	/* every object's VRAM charge went with it */
+	WARN_ON(!hash_empty(vdev->vram_charges));
 }
 
 static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -234,6 +228,7 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_waitqueue_head(&vdev->hold_in_clear.wq);
 	spin_lock_init(&vdev->devmem.lock);
 	init_rwsem(&vdev->vram_close_lock);
+	vgem_p2p_vram_charges_init(vdev);
 	ret = drmm_mutex_init(&vdev->drm, &vdev->objects_lock);
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
  *     dma_resv of an object: its placement, as for every TTM BO
  *       vgem_p2p_device.vram_close_lock, read (a fault after unplug)
  *         TTM's lru_lock, the VRAM manager's lock
+ *         vgem_p2p_device.vram_charge_lock (a leaf: the VRAM quota)
  *         i_mmap_rwsem, mmu notifiers   (ttm_bo_unmap_virtual() in moves)
  *           vgem_p2p_object.maps_lock
  *
@@ -67,18 +68,21 @@ struct vgem_p2p_devmem_charge {
 };
 
 /*
- * An open file's VRAM, against vram_quota_pages. References: the file's,
- * and one per object it created, which may outlive the file.
+ * The VRAM one process (mm) moved objects into, against vram_quota_pages:
+ * keyed as vgem_p2p_devmem_charge is, per mm. It lives while it has pages:
+ * each object it moved into VRAM holds its own while there
+ * (vgem_p2p_object.vram_charge), and the mm is grabbed meanwhile, so no
+ * other mm can reuse the key.
  */
-struct vgem_p2p_client {
-	struct kref ref;
-	atomic_long_t vram_pages;
+struct vgem_p2p_vram_charge {
+	struct hlist_node node;		/* in vram_charges */
+	struct mm_struct *mm;		/* the key; grabbed */
+	unsigned long pages;		/* under vram_charge_lock */
 };
 
 struct vgem_p2p_file {
 	struct idr fence_idr;
 	struct mutex fence_mutex;	/* protects fence_idr */
-	struct vgem_p2p_client *client;
 };
 
 /* Device counters: struct drm_vgem_p2p_stats, and debugfs "counters" */
@@ -164,6 +168,10 @@ struct vgem_p2p_device {
 	struct mutex objects_lock;	/* protects objects */
 	struct list_head objects;	/* all objects, oldest first */
 
+	/* VRAM quota charges, by mm: vgem_p2p_quota.c */
+	spinlock_t vram_charge_lock;	/* protects vram_charges, their pages */
+	DECLARE_HASHTABLE(vram_charges, 4);
+
 	struct vgem_p2p_devmem devmem;
 	struct vgem_p2p_counters stats;
 	/* debugfs hold_after_lookup, see vgem_p2p_vma_p2p_lookup() */
@@ -185,8 +193,11 @@ static inline struct vgem_p2p_device *bdev_to_vdev(struct ttm_device *bdev)
 struct vgem_p2p_object {
 	struct ttm_buffer_object tbo;
 	u32 flags;			/* VGEM_P2P_CREATE_*, immutable */
-	/* charged for the object's VRAM while it is there; referenced */
-	struct vgem_p2p_client *owner;
+	/*
+	 * Whom its VRAM is charged to while it is there: the process that
+	 * moved it in. Under the dma_resv.
+	 */
+	struct vgem_p2p_vram_charge *vram_charge;
 
 	/*
 	 * The resource's VRAM offset (~0: system memory) and populated
@@ -308,10 +319,17 @@ u64 vgem_p2p_vram_used(struct vgem_p2p_device *vdev);
 /* Why TTM's eviction found no room: vgem_p2p_vram_busy() */
 enum vgem_p2p_vram_busy {
 	VGEM_P2P_VRAM_FULL,	/* of what it may not evict */
+	VGEM_P2P_VRAM_FENCED,	/* of what it may evict only once busy ones may */
 	VGEM_P2P_VRAM_FREEING,	/* an object is being freed */
 	VGEM_P2P_VRAM_HELD,	/* an object is reserved by another task */
 	VGEM_P2P_VRAM_AGAIN,	/* an object is evictable now */
 };
+
+/*
+ * A ttm_place flag of ours, beside TTM's: eviction for the place may take
+ * busy objects too, waiting for their fences (vgem_p2p_eviction_valuable())
+ */
+#define VGEM_P2P_PL_FLAG_EVICT_BUSY	BIT(16)
 
 /* Evictable-now verdicts in a row before "no room": TTM's fails for RAM */
 #define VGEM_P2P_EVICT_AGAIN	16
@@ -331,10 +349,8 @@ int vgem_p2p_move_to_vram(struct vgem_p2p_object *bo,
 int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset);
 int vgem_p2p_save_from_vram(struct vgem_p2p_object *bo);
 
-/* vgem_p2p_client.c */
-struct vgem_p2p_client *vgem_p2p_client_create(void);
-void vgem_p2p_client_put(struct vgem_p2p_client *client);
-bool vgem_p2p_quota_allows(struct vgem_p2p_object *bo);
+/* vgem_p2p_quota.c */
+void vgem_p2p_vram_charges_init(struct vgem_p2p_device *vdev);
 int vgem_p2p_vram_charge(struct vgem_p2p_object *bo);
 void vgem_p2p_vram_uncharge(struct vgem_p2p_object *bo);
 

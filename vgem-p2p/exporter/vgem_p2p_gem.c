@@ -44,7 +44,6 @@ static void vgem_p2p_bo_destroy(struct ttm_buffer_object *tbo)
 	list_del(&bo->link);
 	mutex_unlock(&vdev->objects_lock);
 	drm_gem_object_release(&tbo->base);
-	vgem_p2p_client_put(bo->owner);
 	queue_work(vgem_p2p_free_wq, &bo->destroy_work);
 }
 
@@ -77,12 +76,11 @@ static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 };
 
 /*
- * @may_fall_back: without VRAM room or @client quota, start in system
+ * @may_fall_back: without VRAM room or quota, start in system
  * memory, as if evicted at once, instead of -ENOSPC or -EDQUOT.
  */
 static struct vgem_p2p_object *
-vgem_p2p_object_create(struct vgem_p2p_device *vdev,
-		       struct vgem_p2p_client *client, u64 size, u32 flags,
+vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 		       bool may_fall_back)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
@@ -105,8 +103,6 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->flags = flags;
-	bo->owner = client;
-	kref_get(&client->ref);
 	bo->tbo.base.funcs = &vgem_p2p_gem_funcs;
 	spin_lock_init(&bo->maps_lock);
 	INIT_LIST_HEAD(&bo->maps);
@@ -147,15 +143,13 @@ static int vgem_p2p_create_handle(struct drm_file *file,
 				  struct vgem_p2p_device *vdev, u64 size,
 				  u32 flags, bool may_fall_back, u32 *handle)
 {
-	struct vgem_p2p_file *vfile = file->driver_priv;
 	struct vgem_p2p_object *bo;
 	int ret, idx;
 
 	/* unplug evicts what it sees: a later one would clear a BAR not ours */
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
-	bo = vgem_p2p_object_create(vdev, vfile->client, size, flags,
-				    may_fall_back);
+	bo = vgem_p2p_object_create(vdev, size, flags, may_fall_back);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);

@@ -91,12 +91,18 @@ static void vgem_p2p_evict_flags(struct ttm_buffer_object *tbo,
 	*placement = vgem_p2p_sys_placement;
 }
 
-/* Like reserved objects, busy ones are not evicted: their move would wait */
+/*
+ * Busy objects are evicted last: their move waits for their fences. Only
+ * when nothing idle makes room does vgem_p2p_evict_for() mark the places
+ * VGEM_P2P_PL_FLAG_EVICT_BUSY. Never evicting them let anyone who holds a
+ * handle keep an object in VRAM for good, one vgem fence after another.
+ */
 static bool vgem_p2p_eviction_valuable(struct ttm_buffer_object *tbo,
 				       const struct ttm_place *place)
 {
-	return dma_resv_test_signaled(tbo->base.resv,
-				      DMA_RESV_USAGE_BOOKKEEP) &&
+	return ((place->flags & VGEM_P2P_PL_FLAG_EVICT_BUSY) ||
+		dma_resv_test_signaled(tbo->base.resv,
+				       DMA_RESV_USAGE_BOOKKEEP)) &&
 	       ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -182,11 +188,8 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		WRITE_ONCE(bo->vram_offset, VGEM_P2P_NOWHERE);
 		return 0;
 	}
-	if (to_vram && !from_vram) {
-		ret = vgem_p2p_vram_charge(bo);
-		if (ret)
-			return ret;
-	}
+	/* vgem_p2p_place_where() charged it, whoever asked */
+	WARN_ON_ONCE(to_vram && !from_vram && !bo->vram_charge);
 	if (!create) {
 		atomic64_inc(&vdev->stats.invalidations);
 		trace_vgem_p2p_invalidate(bo, READ_ONCE(bo->nr_maps));
@@ -194,10 +197,8 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	}
 	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP,
 				     ctx->interruptible, MAX_SCHEDULE_TIMEOUT);
-	if (lret < 0) {
-		ret = lret;
-		goto err_uncharge;
-	}
+	if (lret < 0)
+		return lret;
 	if (create)
 		vgem_p2p_hold_wait(&vdev->hold_in_clear);
 	else
@@ -209,7 +210,7 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		/* also clears new VRAM: a new object's, or one never written */
 		ret = ttm_bo_move_memcpy(tbo, ctx, new_mem);
 		if (ret)
-			goto err_uncharge;
+			return ret;
 	}
 
 	if (from_vram && !to_vram)
@@ -219,11 +220,6 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	else
 		vgem_p2p_moved(bo, evict, from, to);
 	return 0;
-
-err_uncharge:
-	if (to_vram && !from_vram)
-		vgem_p2p_vram_uncharge(bo);
-	return ret;
 }
 
 /* Freed in VRAM: the charge goes with it (the range is poisoned) */
@@ -299,13 +295,17 @@ static int vgem_p2p_validate(struct vgem_p2p_object *bo,
  * vgem_p2p_move_ioctl() to wait on unreserved. Wait-die with an order
  * for age, as ww_mutex does, but TTM 6.1 cannot back off a ticket it
  * was given: it would try the next busy place with the one that died.
+ * When only busy objects would make room, evict those too, as the last
+ * resort (VGEM_P2P_PL_FLAG_EVICT_BUSY on @busy, @pl's busy places): the
+ * eviction's move waits for their fences, interruptibly, as any move of
+ * ours (vgem fences expire within 10 s).
  */
 static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
-			      struct ttm_placement *pl,
+			      struct ttm_placement *pl, struct ttm_place *busy,
 			      struct vgem_p2p_object **backoff)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	unsigned int again = 0;
+	unsigned int again = 0, i;
 	int ret;
 
 	for (;;) {
@@ -317,6 +317,11 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 		switch (vgem_p2p_vram_busy(vdev, bo, pl, &held)) {
 		case VGEM_P2P_VRAM_FULL:
 			return -ENOSPC;
+		case VGEM_P2P_VRAM_FENCED:
+			for (i = 0; i < pl->num_busy_placement; i++)
+				busy[i].flags |= VGEM_P2P_PL_FLAG_EVICT_BUSY;
+			again = 0;
+			continue;
 		case VGEM_P2P_VRAM_AGAIN:
 			/* not for ever: TTM may fail to evict for want of RAM */
 			if (++again > VGEM_P2P_EVICT_AGAIN)
@@ -342,9 +347,9 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 	}
 }
 
-static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
-				enum vgem_p2p_where where,
-				struct vgem_p2p_object **backoff)
+static int vgem_p2p_place_in_vram(struct vgem_p2p_object *bo,
+				  enum vgem_p2p_where where,
+				  struct vgem_p2p_object **backoff)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct ttm_resource *res = bo->tbo.resource;
@@ -356,22 +361,7 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
 	struct ttm_placement pl = { .num_placement = 1, .placement = places };
 	int ret;
 
-	dma_resv_assert_held(bo->tbo.base.resv);
-
-	if (where == VGEM_P2P_TO_SYSTEM) {
-		struct ttm_operation_ctx ctx = { .interruptible = false };
-
-		ret = vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
-		return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
-	}
-	if (bo->tbo.pin_count)
-		return -EINVAL;
-	if (bo->tbo.base.size > vdev->vram_size)
-		return -ENOSPC;
-	if (!vgem_p2p_resident_vram(bo)) {
-		if (!vgem_p2p_quota_allows(bo))
-			return -EDQUOT;
-	} else if (where == VGEM_P2P_TO_VRAM_ELSEWHERE) {
+	if (vgem_p2p_resident_vram(bo) && where == VGEM_P2P_TO_VRAM_ELSEWHERE) {
 		/*
 		 * Wholly above or below it; no "below" range where it cannot
 		 * fit (lpfn 0 means anywhere; TTM would evict in vain).
@@ -398,7 +388,44 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
 		return -ENOSPC;
 	pl.num_busy_placement = pl.num_placement;
 	pl.busy_placement = places;
-	return vgem_p2p_evict_for(bo, &pl, backoff);
+	return vgem_p2p_evict_for(bo, &pl, places, backoff);
+}
+
+/*
+ * On the way in, the caller's process is charged first, so that an object
+ * over quota evicts nobody (vgem_p2p_vram_charge()); the charge goes back
+ * if the object did not get there.
+ */
+static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
+				enum vgem_p2p_where where,
+				struct vgem_p2p_object **backoff)
+{
+	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	bool charged = false;
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (where == VGEM_P2P_TO_SYSTEM) {
+		struct ttm_operation_ctx ctx = { .interruptible = false };
+
+		ret = vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
+		return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
+	}
+	if (bo->tbo.pin_count)
+		return -EINVAL;
+	if (bo->tbo.base.size > vdev->vram_size)
+		return -ENOSPC;
+	if (!vgem_p2p_resident_vram(bo)) {
+		ret = vgem_p2p_vram_charge(bo);
+		if (ret)
+			return ret;
+		charged = true;
+	}
+	ret = vgem_p2p_place_in_vram(bo, where, backoff);
+	if (charged && !vgem_p2p_resident_vram(bo))
+		vgem_p2p_vram_uncharge(bo);
+	return ret;
 }
 
 /*
@@ -409,8 +436,8 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
  * fully populated: whoever asks uses every page. @reason
  * (VGEM_P2P_REASON_*) is recorded if the object was in VRAM or is now: a
  * move between system pages is none.
- * Return: 0; -ENOSPC without room; -EDQUOT past the quota of the object's
- * client; -EINVAL pinned; -ENOMEM for system memory; -EINTR if a signal
+ * Return: 0; -ENOSPC without room; -EDQUOT past the calling process's
+ * quota; -EINVAL pinned; -ENOMEM for system memory; -EINTR if a signal
  * ended a wait for the object's fences, or a fatal one a wait for room.
  */
 int vgem_p2p_place(struct vgem_p2p_object *bo, enum vgem_p2p_where where,
@@ -461,6 +488,7 @@ int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 		.lpfn = (offset >> PAGE_SHIFT) + vgem_p2p_npages(bo),
 	};
 	struct ttm_placement pl = { .num_placement = 1, .placement = &place };
+	bool charged = false;
 	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
@@ -471,10 +499,15 @@ int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 		if (res->start < place.lpfn &&
 		    place.fpfn < res->start + vgem_p2p_npages(bo))
 			return -EBUSY;
-	} else if (!vgem_p2p_quota_allows(bo)) {
-		return -EDQUOT;
+	} else {
+		ret = vgem_p2p_vram_charge(bo);
+		if (ret)
+			return ret;
+		charged = true;
 	}
 	ret = vgem_p2p_validate(bo, &pl);
+	if (charged && !vgem_p2p_resident_vram(bo))
+		vgem_p2p_vram_uncharge(bo);
 	if (ret)
 		return ret == -ENOMEM ? -EBUSY : ret;
 	bo->reason = VGEM_P2P_REASON_MOVE;

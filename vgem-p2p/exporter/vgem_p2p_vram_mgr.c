@@ -203,7 +203,10 @@ static bool vgem_p2p_node_in_placement(const struct drm_mm_node *node,
  *   (VGEM_P2P_VRAM_HELD): *@held is the one of them at the lowest
  *   kernel address, referenced, for vgem_p2p_place_where() to order
  *   itself against (any fixed order would do);
- * - otherwise what is left is fenced or pinned: VRAM is full.
+ * - one fenced, unless @pl's places let eviction take busy objects
+ *   (VGEM_P2P_PL_FLAG_EVICT_BUSY: then it is evictable now), is room
+ *   only for the last resort (VGEM_P2P_VRAM_FENCED);
+ * - otherwise what is left is pinned: VRAM is full.
  * Reservations are only peeked at: a node stays, and its BO with it,
  * while the manager's lock is held.
  */
@@ -216,6 +219,9 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
 	struct ttm_buffer_object *lowest = NULL;
 	struct drm_mm_node *node;
+	bool evict_busy = pl->num_busy_placement &&
+			  pl->busy_placement[0].flags &
+			  VGEM_P2P_PL_FLAG_EVICT_BUSY;
 
 	spin_lock(&mgr->lock);
 	drm_mm_for_each_node(node, &mgr->mm) {
@@ -231,8 +237,11 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 			busy = max(busy, VGEM_P2P_VRAM_HELD);
 			if (!lowest || tbo < lowest)
 				lowest = tbo;
-		} else if (dma_resv_test_signaled(tbo->base.resv,
-						  DMA_RESV_USAGE_BOOKKEEP)) {
+		} else if (!evict_busy &&
+			   !dma_resv_test_signaled(tbo->base.resv,
+						   DMA_RESV_USAGE_BOOKKEEP)) {
+			busy = max(busy, VGEM_P2P_VRAM_FENCED);
+		} else {
 			busy = VGEM_P2P_VRAM_AGAIN;
 			break;
 		}
