@@ -947,7 +947,12 @@ static void test_importer_dma_bits(void)
 	 * addresses are beyond the mask.
 	 */
 	q = edu_peer_nth(vfd, 0);
-	igt_require_f(q.reachable, "edu_nic0 cannot reach the exporter p2p\n");
+	if (!q.reachable) {
+		/* the subtests after this one want edu_nic as it was */
+		close(vfd);
+		reload_importer(mod_params[IMPORTER]);
+		igt_skip("edu_nic0 cannot reach the exporter p2p\n");
+	}
 	igt_assert_eq_u32(q.path, VGEM_P2P_PEER_NONE);
 	efd = edu_open();
 	vram_p2p_pages(vfd, efd, &vma_p2p, &dmabuf_p2p);
