@@ -146,30 +146,57 @@ static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
 	return kib;
 }
 
-/* Opens node @type (DRM_NODE_*) of the @index-th vgem_p2p device, or -1. */
+static inline bool vgem_p2p_is_ours(const char *node)
+{
+	int f = open(node, O_RDWR | O_CLOEXEC);
+	drmVersionPtr v;
+	bool ours;
+
+	if (f < 0)
+		return false;
+	v = drmGetVersion(f);
+	ours = v && !strcmp(v->name, "vgem_p2p");
+	if (v)
+		drmFreeVersion(v);
+	close(f);
+	return ours;
+}
+
+/* PCI order: domain, bus, device, function */
+static inline uint64_t vgem_p2p_pci_key(const drmDevicePtr dev)
+{
+	const drmPciBusInfo *b = dev->businfo.pci;
+
+	return (uint64_t)b->domain << 24 | b->bus << 16 | b->dev << 8 |
+	       b->func;
+}
+
+/*
+ * Opens node @type (DRM_NODE_*) of the @index-th vgem_p2p device, or -1.
+ * Numbered in PCI order, as edu_nic numbers its devices (probe order):
+ * drmGetDevices2() lists them in /dev/dri's directory order, which is
+ * not, and tests that name "the exporter" or pair exporters with
+ * importers need one numbering on every boot.
+ */
 static inline int vgem_p2p_open_node(int type, int index)
 {
-	drmDevicePtr devs[64];
-	int i, n, fd = -1;
+	drmDevicePtr devs[64], ours[64];
+	int i, j, n, nours = 0, fd = -1;
 
 	n = drmGetDevices2(0, devs, 64);
-	for (i = 0; i < n && fd < 0; i++) {
-		drmVersionPtr v;
-		int f;
-
-		if (!(devs[i]->available_nodes & (1 << type)))
+	for (i = 0; i < n; i++) {
+		if (devs[i]->bustype != DRM_BUS_PCI ||
+		    !(devs[i]->available_nodes & (1 << type)) ||
+		    !vgem_p2p_is_ours(devs[i]->nodes[type]))
 			continue;
-		f = open(devs[i]->nodes[type], O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		v = drmGetVersion(f);
-		if (v && !strcmp(v->name, "vgem_p2p") && index-- == 0)
-			fd = f;
-		else
-			close(f);
-		if (v)
-			drmFreeVersion(v);
+		/* insertion sort: a handful of devices */
+		for (j = nours++; j > 0 && vgem_p2p_pci_key(ours[j - 1]) >
+					   vgem_p2p_pci_key(devs[i]); j--)
+			ours[j] = ours[j - 1];
+		ours[j] = devs[i];
 	}
+	if (index >= 0 && index < nours)
+		fd = open(ours[index]->nodes[type], O_RDWR | O_CLOEXEC);
 	if (n > 0)
 		drmFreeDevices(devs, n);
 	return fd;
