@@ -96,14 +96,15 @@ topology_qemu_args()
 		machine="-machine q35,kernel-irqchip=split"
 		cpu="-cpu EPYC"
 		# The vIOMMU must exist before the devices it translates.
-		# bochs and a second edu share a switch: the kernel hands edu1
-		# bus addresses for bochs' VRAM, which only the bulk mode (CPU
-		# copies) can use here, QEMU translating what a real switch
-		# routes; edu0 reaches bochs through the host bridge.
+		# bochs, a second edu and a second ivshmem share a switch:
+		# the kernel hands edu1 bus addresses for bochs' VRAM and for
+		# vgem_p2p1's, which only the bulk mode (CPU copies) can use
+		# here, QEMU translating what a real switch routes; edu0
+		# reaches both through the host bridge.
 		echo "-device intel-iommu,intremap=on"
 		_root_port 1; _root_port 2
 		_vram 0 rp1; _edu 0 rp2
-		_switch 3 2; _bochs dn3.0; _edu 1 dn3.1 ;;
+		_switch 3 3; _bochs dn3.0; _edu 1 dn3.1; _vram 1 dn3.2 ;;
 	bench)
 		# switch's p2p paths, with room for a VRAM BAR above 256 MiB.
 		# In switch, the ivshmem BAR (64-bit) and bochs-display's VRAM

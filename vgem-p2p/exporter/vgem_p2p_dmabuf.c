@@ -135,13 +135,20 @@ static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
 	}
 	atomic64_add(s->size >> PAGE_SHIFT, s->kind == VGEM_P2P_MAP_BUS ?
 		     &vdev->stats.p2p_pages_bus : &vdev->stats.p2p_pages_iova);
-	/* No struct page behind a BAR: importers use only the DMA side */
+	/*
+	 * No struct page behind a BAR: importers use only the DMA side. A
+	 * bus address is marked as dma-direct's and dma-iommu's
+	 * pci_p2pdma_map_segment() users mark theirs: an importer behind an
+	 * IOMMU must not take an address a switch routes for an IOVA.
+	 */
 	for_each_sgtable_sg(&s->sgt, sg, i) {
 		unsigned int len = min_t(u64, seg, s->size - off);
 
 		sg_set_page(sg, NULL, len, 0);
 		sg_dma_address(sg) = addr + off;
 		sg_dma_len(sg) = len;
+		if (s->kind == VGEM_P2P_MAP_BUS)
+			sg_dma_mark_bus_address(sg);
 		off += len;
 	}
 	atomic64_inc(&vdev->stats.dmabuf_maps_p2p);

@@ -234,12 +234,12 @@ struct edu_nic_mr_ops {
  *	takes it, so it may be held across sleeping and allocating.
  * @lock: the mirror lock: @odp's umem_mutex (the core maps under it), or
  *	@own_lock. Protects @valid, @writable, @stats and the addresses (the
- *	umem's, or @dma_addrs and @sysmem). Held around each DMA command that
- *	uses them, with the engine already taken: an invalidation waits for
- *	that command, never for the engine's queue. The notifier takes it,
- *	maybe under reclaim: nothing allocates with reclaim (GFP_KERNEL,
- *	ioremap) or faults on user memory under it; the bulk mode copies with
- *	page faults disabled.
+ *	umem's, or @dma_addrs, @sysmem and @bus). Held around each DMA
+ *	command that uses them, with the engine already taken: an
+ *	invalidation waits for that command, never for the engine's queue.
+ *	The notifier takes it, maybe under reclaim: nothing allocates with
+ *	reclaim (GFP_KERNEL, ioremap) or faults on user memory under it; the
+ *	bulk mode copies with page faults disabled.
  * @own_lock: @lock of a dma-buf registration; the exporter is never called
  *	under it.
  * @valid: the mirror is installed: every page mapped, for the device.
@@ -250,6 +250,9 @@ struct edu_nic_mr_ops {
  * @dma_addrs: a dma-buf's: per page, the address the exporter mapped.
  * @sysmem: a dma-buf's: per page, the address reaches system RAM: each
  *	DMA syncs it, and the bulk mode copies through the kernel mapping.
+ * @bus: a dma-buf's: per page, the exporter marked the address a bus
+ *	address (sg_dma_mark_bus_address()): a switch routes it, no IOMMU
+ *	translates it.
  * @win: the bulk mode's BAR window, under @op_lock.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
  * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, our dynamic
@@ -280,6 +283,7 @@ struct edu_nic_mr {
 	bool faulting;
 	dma_addr_t *dma_addrs;
 	unsigned long *sysmem;
+	unsigned long *bus;
 	struct edu_nic_stats stats;
 
 	struct edu_nic_io_window win;

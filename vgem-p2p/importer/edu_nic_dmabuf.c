@@ -72,7 +72,8 @@ static void edu_nic_dmabuf_classify(struct edu_nic_mr *mr, unsigned long i,
  * ib_umem_dmabuf_map_pages() trimmed to the range. A segment that is not
  * page-aligned cannot be DMAed page by page.
  */
-static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
+static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p,
+			       unsigned long *bus)
 {
 	struct sg_table *sgt = &mr->umem_dmabuf->umem.sgt_append.sgt;
 	struct scatterlist *sg;
@@ -80,6 +81,7 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
 	unsigned int n;
 
 	bitmap_zero(mr->sysmem, mr->npages);
+	bitmap_zero(mr->bus, mr->npages);
 	for_each_sg(sgt->sgl, sg, sgt->nents, n) {
 		dma_addr_t addr = sg_dma_address(sg);
 		u64 len = sg_dma_len(sg);
@@ -89,11 +91,16 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
 		first = i;
 		for (; len && i < mr->npages; len -= PAGE_SIZE, addr += PAGE_SIZE)
 			mr->dma_addrs[i++] = addr;
-		if (i > first)
-			edu_nic_dmabuf_classify(mr, first, i - first);
+		if (i == first)
+			continue;
+		/* before classifying: a bus address is no IOVA */
+		if (sg_is_dma_bus_address(sg))
+			bitmap_set(mr->bus, first, i - first);
+		edu_nic_dmabuf_classify(mr, first, i - first);
 		if (i == mr->npages) {
 			*p2p = mr->npages - bitmap_weight(mr->sysmem,
 							  mr->npages);
+			*bus = bitmap_weight(mr->bus, mr->npages);
 			return 0;
 		}
 	}
@@ -104,7 +111,7 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p)
 static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 {
 	bool write = mr->access & EDU_NIC_ACCESS_WRITE;
-	unsigned long p2p;
+	unsigned long p2p, bus;
 	int ret;
 
 	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
@@ -112,7 +119,7 @@ static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 	ret = ib_umem_dmabuf_map_pages(mr->umem_dmabuf);
 	if (ret)
 		return ret;
-	ret = edu_nic_dmabuf_fill(mr, &p2p);
+	ret = edu_nic_dmabuf_fill(mr, &p2p, &bus);
 	if (ret) {
 		ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
 		return ret;
@@ -120,6 +127,8 @@ static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 
 	mutex_lock(mr->lock);
 	edu_nic_mr_installed(mr, write, p2p, p2p ? 1 : 0);
+	edu_nic_mr_count(mr, pages_bus, bus);
+	edu_nic_mr_count(mr, pages_iova, p2p - bus);
 	mutex_unlock(mr->lock);
 	return 0;
 }
@@ -273,16 +282,19 @@ static enum dma_data_direction edu_nic_dmabuf_sync_dir(struct edu_nic_mr *mr,
 	return ib_umem_dma_dir(&mr->umem_dmabuf->umem);
 }
 
-/*
- * No .bus_addr: 6.1 has no SG_DMA_BUS_ADDRESS, and vgem_p2p maps for a
- * translated importer with dma_map_resource(). No .first_dma_addr: the
- * dma_resv, not the mirror lock, guards the mapping.
- */
+/* Page @i's address is a bus address (mr->bus): no IOMMU translates it */
+static bool edu_nic_dmabuf_bus_addr(struct edu_nic_mr *mr, unsigned long i)
+{
+	return test_bit(i, mr->bus);
+}
+
+/* No .first_dma_addr: the dma_resv, not the mirror lock, guards the mapping */
 static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
 	.lock_mirror = edu_nic_dmabuf_lock_mirror,
 	.lock_installed = edu_nic_dmabuf_lock_installed,
 	.unlock_mirror = edu_nic_dmabuf_unlock_mirror,
 	.addr = edu_nic_dmabuf_addr,
+	.bus_addr = edu_nic_dmabuf_bus_addr,
 	.page_synced = edu_nic_dmabuf_page_synced,
 	.sync_dir = edu_nic_dmabuf_sync_dir,
 	.kill = edu_nic_dmabuf_kill,
@@ -327,7 +339,9 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 				 GFP_KERNEL);
 	mr->sysmem = kvcalloc(BITS_TO_LONGS(mr->npages), sizeof(long),
 			      GFP_KERNEL);
-	if (!mr->dma_addrs || !mr->sysmem)
+	mr->bus = kvcalloc(BITS_TO_LONGS(mr->npages), sizeof(long),
+			   GFP_KERNEL);
+	if (!mr->dma_addrs || !mr->sysmem || !mr->bus)
 		goto err_free_mr;
 
 	if (req->flags & EDU_NIC_REG_DMABUF_PINNED)

@@ -602,6 +602,7 @@ void edu_nic_mr_free(struct edu_nic_mr *mr)
 	if (mr->win.io)
 		iounmap(mr->win.io);
 	kvfree(mr->sysmem);
+	kvfree(mr->bus);
 	kvfree(mr->dma_addrs);
 	kfree(mr);
 }
