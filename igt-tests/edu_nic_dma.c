@@ -586,40 +586,35 @@ static void test_exit_during_dma(int fd)
 {
 	struct edu_nic_stats e0 = edu_dev_stats(fd).stats, e1;
 	int ready[2];
-	pid_t pid;
 
 	igt_assert_eq(pipe(ready), 0);
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
+	igt_fork(child, 1) {
 		int cfd = edu_open_nth(0);
 		char *p = edu_anon(4 * EDU_PAGE);
 		char buf[4 * EDU_PAGE];
 		uint32_t key;
 
+		igt_assert_fd(cfd);
 		p2p_fill(p, 4 * EDU_PAGE, 23);
 		key = edu_reg(cfd, p, 4 * EDU_PAGE, RW, 0);
-		edu_child_report(ready[1],
-				 !edu_dma_err(cfd, key,
-					      EDU_NIC_DMA_FROM_MR,
-					      EDU_NIC_MODE_DEVICE, 0,
-					      sizeof(buf), buf) &&
-				 !memcmp(buf, p, sizeof(buf)));
+		igt_assert_eq(edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, sizeof(buf),
+					  buf), 0);
+		igt_assert(!memcmp(buf, p, sizeof(buf)));
+		edu_child_report(ready[1]);
 		for (;;)
 			edu_dma_err(cfd, key, EDU_NIC_DMA_FROM_MR,
 				    EDU_NIC_MODE_DEVICE, 0,
 				    sizeof(buf), buf);
 	}
 	/* its first DMA read the right bytes */
-	edu_child_ready(pid, ready);
+	edu_child_ready(ready);
 	/* registered, mirrored and DMAing before the kill */
 	e1 = edu_dev_stats(fd).stats;
-	edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
-	edu_child_assert(pid, e1.cur_pages_system ==
-			      e0.cur_pages_system + 4);
-	edu_child_assert(pid, e1.device_dma_bytes >=
-			      e0.device_dma_bytes + 4 * EDU_PAGE);
-	edu_child_kill(pid);
+	igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 1);
+	igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system + 4);
+	igt_assert(e1.device_dma_bytes >= e0.device_dma_bytes + 4 * EDU_PAGE);
+	edu_child_kill();
 	e1 = edu_dev_stats(fd).stats;
 	igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
 	igt_assert_eq_u64(e1.cur_pages_system, e0.cur_pages_system);

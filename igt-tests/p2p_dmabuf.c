@@ -940,40 +940,35 @@ static void test_teardown_exit(int vfd)
 	struct obj o = obj_new(vfd, 2 * EDU_PAGE, 0, 15);
 	struct drm_vgem_p2p_stats v0 = vgem_p2p_stats(vfd), v1;
 	int ready[2];
-	pid_t pid;
 
 	igt_assert_eq(pipe(ready), 0);
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
+	igt_fork(child, 1) {
 		int cfd = edu_open_nth(0);
 		char buf[2 * EDU_PAGE];
-		uint32_t k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
+		uint32_t k;
 
-		/* the first DMA maps it; say what it read */
-		edu_child_report(ready[1],
-				 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					      EDU_NIC_MODE_DEVICE, 0,
-					      o.size, buf) &&
-				 !memcmp(buf, o.ref, o.size));
+		igt_assert_fd(cfd);
+		k = reg_dmabuf(cfd, o.dfd, 0, o.size, RW);
+		/* the first DMA maps it, and reads it right */
+		igt_assert_eq(edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, o.size,
+					  buf), 0);
+		igt_assert(!memcmp(buf, o.ref, o.size));
+		edu_child_report(ready[1]);
 		for (;;)
 			edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 				    EDU_NIC_MODE_DEVICE, 0, o.size,
 				    buf);
 	}
-	/* its first DMA read the right bytes */
-	edu_child_ready(pid, ready);
+	edu_child_ready(ready);
 	/* attached and mapped before the move and the kill */
-	edu_child_assert(pid, vgem_p2p_info(vfd, o.handle).
-			      dmabuf_attachments == 1);
+	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 1);
 	v1 = vgem_p2p_stats(vfd);
-	edu_child_assert(pid, v1.dmabuf_attachments ==
-			      v0.dmabuf_attachments + 1);
-	edu_child_assert(pid, dmabuf_live_maps(&v1) >
-			      dmabuf_live_maps(&v0));
+	igt_assert_eq_u64(v1.dmabuf_attachments, v0.dmabuf_attachments + 1);
+	igt_assert(dmabuf_live_maps(&v1) > dmabuf_live_maps(&v0));
 	igt_assert(vgem_p2p_move_err(vfd, o.handle, VGEM_P2P_MOVE_VRAM) == 0);
 	msleep(200);
-	edu_child_kill(pid);
+	edu_child_kill();
 	igt_assert_eq(vgem_p2p_info(vfd, o.handle).dmabuf_attachments, 0);
 	v1 = vgem_p2p_stats(vfd);
 	igt_assert_eq_u64(v1.dmabuf_attachments,

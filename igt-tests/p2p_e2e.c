@@ -1469,7 +1469,6 @@ static void test_teardown_vram(int vfd, int fd)
 			       EDU_NIC_REG_MR_PREFETCH);
 	char ref[2 * EDU_PAGE];
 	int ready[2];
-	pid_t pid;
 
 	p2p_fill(ref, size, 41);
 	memcpy(p, ref, size);
@@ -1479,29 +1478,27 @@ static void test_teardown_vram(int vfd, int fd)
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 
 	igt_assert_eq(pipe(ready), 0);
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
+	igt_fork(child, 1) {
 		int cfd = edu_open_nth(0);
 		char *q = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 		char buf[2 * EDU_PAGE];
-		uint32_t k = edu_reg(cfd, q, size, RW, 0);
+		uint32_t k;
 
-		/* the first DMA maps the object; say what it read */
-		edu_child_report(ready[1],
-				 !edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
-					      EDU_NIC_MODE_DEVICE, 0,
-					      size, buf) &&
-				 !memcmp(buf, ref, size));
+		igt_assert_fd(cfd);
+		k = edu_reg(cfd, q, size, RW, 0);
+		/* the first DMA maps the object, and reads it right */
+		igt_assert_eq(edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
+					  EDU_NIC_MODE_DEVICE, 0, size, buf), 0);
+		igt_assert(!memcmp(buf, ref, size));
+		edu_child_report(ready[1]);
 		for (;;)
 			edu_dma_err(cfd, k, EDU_NIC_DMA_FROM_MR,
 				    EDU_NIC_MODE_DEVICE, 0, size, buf);
 	}
-	/* its first DMA read the right bytes */
-	edu_child_ready(pid, ready);
+	edu_child_ready(ready);
 	/* the child's importer mapping exists before the kill */
-	edu_child_assert(pid, vgem_p2p_info(vfd, h).mappings >= 1);
-	edu_child_kill(pid);
+	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
+	edu_child_kill();
 	igt_assert_eq(vgem_p2p_info(vfd, h).mappings, 0);
 	gem_close(vfd, h);
 }

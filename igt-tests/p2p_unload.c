@@ -338,29 +338,25 @@ static void unload_every_order_vgem_p2p(void)
 		struct drm_vgem_p2p_stats v0, v1;
 		struct edu_nic_stats e0, e1;
 		int ready[2];
-		pid_t pid;
 
 		v0 = vgem_p2p_stats(vfd);
 		e0 = edu_dev_stats(efd).stats;
 		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
+		igt_fork(child, 1) {
 			int cvfd = vgem_p2p_open_nth(0);
 			int cefd = edu_open();
 			char buf[EDU_PAGE];
 			struct everything e;
 
+			igt_assert_fd(cvfd);
 			e = map_everything(cvfd, cefd);
 			/* one device DMA done, and it read right */
-			edu_child_report(ready[1],
-					 !edu_dma_err(cefd, e.key,
-						      EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE,
-						      0, sizeof(buf),
-						      buf) &&
-					 !memcmp(buf, e.vram,
-						 sizeof(buf)));
+			igt_assert_eq(edu_dma_err(cefd, e.key,
+						  EDU_NIC_DMA_FROM_MR,
+						  EDU_NIC_MODE_DEVICE, 0,
+						  sizeof(buf), buf), 0);
+			igt_assert(!memcmp(buf, e.vram, sizeof(buf)));
+			edu_child_report(ready[1]);
 			for (;;)
 				edu_dma_err(cefd, e.key,
 					    EDU_NIC_DMA_FROM_MR,
@@ -368,22 +364,18 @@ static void unload_every_order_vgem_p2p(void)
 					    sizeof(buf), buf);
 		}
 		/* its device DMA read the right bytes */
-		edu_child_ready(pid, ready);
+		edu_child_ready(ready);
 		/* the child's mappings exist before the kill */
 		v1 = vgem_p2p_stats(vfd);
 		e1 = edu_dev_stats(efd).stats;
-		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 2);
-		edu_child_assert(pid, e1.cur_pages_p2p +
-				      e1.cur_pages_system ==
-				      e0.cur_pages_p2p +
-				      e0.cur_pages_system +
-				      2 * SIZE / EDU_PAGE);
-		edu_child_assert(pid, v1.devmem_used ==
-				      v0.devmem_used + SIZE);
-		edu_child_assert(pid, v1.vram_used >=
-				      v0.vram_used + SIZE);
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 2);
+		igt_assert_eq_u64(e1.cur_pages_p2p + e1.cur_pages_system,
+				  e0.cur_pages_p2p + e0.cur_pages_system +
+				  2 * SIZE / EDU_PAGE);
+		igt_assert_eq_u64(v1.devmem_used, v0.devmem_used + SIZE);
+		igt_assert(v1.vram_used >= v0.vram_used + SIZE);
 
-		edu_child_kill(pid);
+		edu_child_kill();
 		/* and are gone after it */
 		v1 = vgem_p2p_stats(vfd);
 		e1 = edu_dev_stats(efd).stats;
@@ -433,14 +425,11 @@ static void unload_every_order_bochs(void)
 		uint32_t seed = (getpid() << 8) + 0x80 + order;
 		int minor, nic, ready[2];
 		struct edu_nic_stats e0, e1;
-		pid_t pid;
 
 		nic = edu_open();
 		e0 = edu_dev_stats(nic).stats;
 		igt_assert_eq(pipe(ready), 0);
-		pid = fork();
-		igt_assert(pid >= 0);
-		if (pid == 0) {
+		igt_fork(child, 1) {
 			int fd = ttm_p2p_open(&minor), cnic = edu_open();
 			struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
 			char buf[EDU_PAGE];
@@ -450,29 +439,28 @@ static void unload_every_order_bochs(void)
 			ttm_p2p_scan_out(fd, &bo, 1024, 768);
 			key = edu_reg(cnic, bo.map, bo.size, RW,
 				      EDU_NIC_REG_MR_PREFETCH);
-			edu_child_report(ready[1],
-					 !edu_dma_err(cnic, key,
-						      EDU_NIC_DMA_FROM_MR,
-						      EDU_NIC_MODE_DEVICE, 0,
-						      sizeof(buf), buf) &&
-					 !memcmp(buf, bo.map, sizeof(buf)));
+			igt_assert_eq(edu_dma_err(cnic, key,
+						  EDU_NIC_DMA_FROM_MR,
+						  EDU_NIC_MODE_DEVICE, 0,
+						  sizeof(buf), buf), 0);
+			igt_assert(!memcmp(buf, bo.map, sizeof(buf)));
+			edu_child_report(ready[1]);
 			for (;;)
 				edu_dma_err(cnic, key, EDU_NIC_DMA_FROM_MR,
 					    EDU_NIC_MODE_DEVICE, 0,
 					    sizeof(buf), buf);
 		}
 		/* its device DMA read the right bytes */
-		edu_child_ready(pid, ready);
+		edu_child_ready(ready);
 		/* the child's buffer is in VRAM, registered and mirrored */
 		minor = ttm_p2p_find_bochs();
-		edu_child_assert(pid, minor >= 0);
-		edu_child_assert(pid, ttm_p2p_in_vram(minor, seed, 0));
+		igt_assert(minor >= 0);
+		igt_assert(ttm_p2p_in_vram(minor, seed, 0));
 		e1 = edu_dev_stats(nic).stats;
-		edu_child_assert(pid, e1.nr_mrs == e0.nr_mrs + 1);
-		edu_child_assert(pid, e1.cur_pages_p2p ==
-				      e0.cur_pages_p2p + pages);
+		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs + 1);
+		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p + pages);
 
-		edu_child_kill(pid);
+		edu_child_kill();
 		e1 = edu_dev_stats(nic).stats;
 		igt_assert_eq_u64(e1.nr_mrs, e0.nr_mrs);
 		igt_assert_eq_u64(e1.cur_pages_p2p, e0.cur_pages_p2p);

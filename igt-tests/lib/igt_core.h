@@ -262,6 +262,7 @@ bool __igt_fork(void);
 		for (; __igt_fork(); exit(0))
 int __igt_waitchildren(void);
 void igt_waitchildren(void);
+void igt_kill_children(int signal);
 
 /*
  * Run at the process's exit, and on a fatal signal where possible (IGT:
