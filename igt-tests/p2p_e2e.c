@@ -820,7 +820,8 @@ static int edu_dma_debug_entries(void)
 	edu_bdf(bdf, sizeof(bdf));
 	len = strlen(bdf);
 	f = fopen("/sys/kernel/debug/dma-api/dump", "r");
-	igt_require_f(f, "no DMA-API debugging\n");
+	/* qemu/kernel.config sets CONFIG_DMA_API_DEBUG */
+	igt_assert_f(f, "no DMA-API debugging: %s\n", strerror(errno));
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, bdf, len) && line[len] == ' ')
 			n++;
@@ -878,6 +879,14 @@ static int start_held_read(struct held_read *r, pthread_t *t)
  * fallback's pages, and the object holds the walk's lease and nothing
  * else. Then the check fails, the walk is retried, and the DMA reads the
  * object's data from where it went.
+ *
+ * The DMA-API count needs controls of its own, or "no more than before"
+ * holds of a count that sees nothing: edu_nic's bounce page (coherent,
+ * allocated at probe) is one entry of edu_nic0's before the walk, on
+ * every topology. Where the kernel's verdict for edu_nic0 is not a bus
+ * address (a dma_map_resource() mapping under the IOMMU, or the
+ * fallback's pages), the retry's mapping adds entries, and the
+ * deregistration takes them back; bus addresses add none.
  */
 static void test_move_before_check(int vfd, int fd)
 {
@@ -886,12 +895,16 @@ static void test_move_before_check(int vfd, int fd)
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	struct held_read r = { .fd = fd, .len = size };
 	struct drm_vgem_p2p_obj_info before, in_window, after;
-	int entries0, entries_walk, entries_move, held, moved;
+	int entries0, entries_walk, entries_move, entries_retry, entries_dereg;
+	uint32_t path = edu_peer_nth(vfd, 0).path;
 	struct edu_nic_mr_stats s0, s1;
 	char ref[4 * EDU_PAGE];
+	int held, moved;
 	pthread_t t;
 
-	igt_require(access(hold_path, W_OK) == 0);
+	/* the exporter's own knob: its absence is a failure */
+	igt_assert_f(access(hold_path, W_OK) == 0, "%s: %s\n", hold_path,
+		     strerror(errno));
 	p2p_fill(ref, size, 47);
 	memcpy(p, ref, size);
 	r.buf = calloc(1, size);
@@ -910,15 +923,20 @@ static void test_move_before_check(int vfd, int fd)
 	igt_assert(edu_write_str(hold_path, "0"));
 	igt_assert_eq(pthread_join(t, NULL), 0);
 	s1 = edu_mr_stats(fd, r.key);
+	entries_retry = edu_dma_debug_entries();
 
-	igt_info("held %d; edu DMA-API entries %d before, %d after the walk, %d after the move; leases %llu; placement %u -> %u, offset %#llx -> %#llx; retries +%llu\n",
-		 held, entries0, entries_walk, entries_move,
+	igt_info("held %d; edu DMA-API entries %d before, %d after the walk, %d after the move, %d after the retry (peer path %u); leases %llu; placement %u -> %u, offset %#llx -> %#llx; retries +%llu\n",
+		 held, entries0, entries_walk, entries_move, entries_retry,
+		 path,
 		 (unsigned long long)in_window.mappings, in_window.placement,
 		 after.placement, (unsigned long long)in_window.vram_offset,
 		 (unsigned long long)after.vram_offset,
 		 (unsigned long long)(s1.stats.fault_retries -
 				      s0.stats.fault_retries));
 	igt_assert_eq(held, 1);
+	/* the count sees edu_nic0's entries: its bounce page at least */
+	igt_assert_f(entries0 >= 1,
+		     "no DMA-API entry of edu_nic0 before the walk\n");
 	/* the walk mapped nothing, and left only its lease */
 	igt_assert_eq(entries_walk, entries0);
 	igt_assert_eq_u64(before.mappings, 0);
@@ -932,8 +950,20 @@ static void test_move_before_check(int vfd, int fd)
 	igt_assert(!memcmp(r.buf, ref, size));
 	igt_assert(s1.stats.fault_retries > s0.stats.fault_retries);
 	igt_assert_eq_u64(s1.stats.faults, s0.stats.faults + 1);
+	/* the retry's mapping is one the count sees, but bus addresses */
+	if (path == VGEM_P2P_PEER_BUS)
+		igt_assert_eq(entries_retry, entries0);
+	else
+		igt_assert_f(entries_retry > entries0,
+			     "the retry mapped no DMA-API entry of edu_nic0 (%d, %d before)\n",
+			     entries_retry, entries0);
 
 	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
+	entries_dereg = edu_dma_debug_entries();
+	igt_info("edu DMA-API entries %d after the deregistration\n",
+		 entries_dereg);
+	/* and the deregistration unmapped what the retry mapped */
+	igt_assert_eq(entries_dereg, entries0);
 	igt_assert_eq_u64(vgem_p2p_info(vfd, h).mappings, 0);
 	munmap(p, size);
 	gem_close(vfd, h);
@@ -1593,7 +1623,7 @@ igt_main
 	igt_subtest("two-importers")
 		test_two_importers(vfd, fd);
 
-	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (the RDMA core's, held by vgem_p2p's hold_after_lookup): in that window edu_nic0 has no more DMA-API mappings than before the walk and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went.");
+	igt_describe("The exporter moves an object between edu_nic's walk and its sequence check (the RDMA core's, held by vgem_p2p's hold_after_lookup, which must be there): in that window edu_nic0 has no more DMA-API mappings than before the walk (at least one, its bounce page: the count sees it) and the object holds only the walk's lease; the check then fails, and the DMA reads the data from where it went. Where the kernel's verdict is no bus address (IOMMU, fallback), the retry's mapping adds DMA-API entries and the deregistration takes them back.");
 	igt_subtest("move-before-check")
 		test_move_before_check(vfd, fd);
 
