@@ -340,6 +340,62 @@ static inline bool check_pattern(const void *p, size_t size, uint32_t seed)
 }
 
 /*
+ * Poison the start of VRAM for a "zeroed at creation" check: the BAR is
+ * a fresh memfd each boot, so VRAM never written reads zeroes whether a
+ * creation clears it or not. With nothing in VRAM (the objects closed
+ * before are waited for: freed from a workqueue, they would change
+ * VRAM's holes under the caller), an object of @size is created and
+ * moved to system memory, which poisons its range before the move
+ * returns, and the range is checked to read poison through the BAR.
+ * VRAM is then one hole again, so the caller's next creations land from
+ * its start, over the poison (drm_mm's best fit takes a hole from its
+ * start): vgem_p2p_assert_on_poison() checks that one did.
+ * Return: the range's offset.
+ */
+static inline uint64_t vgem_p2p_poison_vram(int fd, uint64_t size)
+{
+	uint64_t off;
+	uint32_t h;
+
+	igt_assert_f(vgem_p2p_wait_vram_used(fd, 0),
+		     "VRAM still in use before the subtest\n");
+	h = vgem_p2p_create(fd, size, 0);
+	off = vgem_p2p_info(fd, h).vram_offset;
+	igt_assert(off != ~0ull);
+	vgem_p2p_move(fd, h, VGEM_P2P_MOVE_SYSTEM, 0);
+	igt_assert_f(vgem_p2p_vram_poisoned(fd, off, size),
+		     "VRAM [%#" PRIx64 ", +%#" PRIx64 ") is not poison after its object left\n",
+		     off, size);
+	gem_close(fd, h);
+	return off;
+}
+
+/* @h is in VRAM, inside what vgem_p2p_poison_vram() poisoned */
+static inline void vgem_p2p_assert_on_poison(int fd, uint32_t h, uint64_t off,
+					     uint64_t size)
+{
+	struct drm_vgem_p2p_obj_info i = vgem_p2p_info(fd, h);
+
+	igt_assert_eq_u32(i.placement, VGEM_P2P_PLACEMENT_VRAM);
+	igt_assert_f(i.vram_offset >= off &&
+		     i.vram_offset + i.size <= off + size,
+		     "created at [%#" PRIx64 ", +%#" PRIx64 "), not inside the poisoned [%#" PRIx64 ", +%#" PRIx64 ")\n",
+		     (uint64_t)i.vram_offset, (uint64_t)i.size, off, size);
+}
+
+/* Every word of @p is zero; the first that is not is named */
+static inline void vgem_p2p_assert_zeroed(const void *p, size_t size)
+{
+	const volatile uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 4; i++)
+		igt_assert_f(!w[i], "word %zu: 0x%08x, expected 0%s\n", i,
+			     w[i], w[i] == 0x01010101u * VGEM_P2P_POISON_BYTE ?
+			     " (poison: never cleared)" : "");
+}
+
+/*
  * The same, on one word in every 256 bytes: enough to catch a page that
  * moved wrong, at a sixty-fourth of the cost of touching VRAM under TCG.
  */
