@@ -14,18 +14,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "edu_nic_helpers.h"
+#include "p2p_common.h"
 
 IGT_TEST_DESCRIPTION("edu_nic: device and bulk DMA, invalidation, teardown during DMA.");
 
 #define RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* Read [off, off + len) of a region and compare with what memory holds. */
 static void check_read(int fd, uint32_t key, uint32_t mode, const char *mem,
@@ -63,52 +56,13 @@ static void check_write(int fd, uint32_t key, uint32_t mode, char *mem,
 	free(before);
 }
 
-struct dma_loop {
-	int fd;
-	uint32_t key;
-	uint32_t dir;
-	uint32_t mode;
-	uint64_t len;
-	int iterations;
-	int done;
-	int errors[8];	/* -errno seen, by kind */
-	int nerr;
-	int last_err;
-};
-
-static void *dma_loop_thread(void *arg)
-{
-	struct dma_loop *l = arg;
-	char *buf = malloc(l->len);
-	int i;
-
-	p2p_fill(buf, l->len, 3);
-	for (i = 0; i < l->iterations; i++) {
-		int ret = edu_dma_err(l->fd, l->key, l->dir, l->mode, 0,
-				      l->len, buf);
-
-		if (ret) {
-			l->last_err = ret;
-			l->nerr++;
-			if (ret == -EBADF || ret == -ENOENT)
-				break;
-		}
-		l->done++;
-	}
-	free(buf);
-	return NULL;
-}
-
-static void start_loop(pthread_t *t, struct dma_loop *l)
-{
-	igt_assert_eq(pthread_create(t, NULL, dma_loop_thread, l), 0);
-}
-
 /*
  * Device DMAs, one after the other, while the main thread changes the
  * region under them in phases (munmap, mprotect, fork). Each DMA is
  * counted under the phase it started in, and the thread stops after the
- * first one started in phase @last. The data the DMAs moved is checked
+ * @last_dmas (by default the first) started in phase @last. Every errno a
+ * phase's DMAs returned is kept, not only the last, so that one DMA's
+ * error cannot hide behind a later one's. The data the DMAs moved is checked
  * here, not only their errors: a read that succeeded must have returned
  * @want; a write that succeeded must be what the CPU then sees in @mem,
  * and a write refused in phase @ro must have left @mem as it was.
@@ -120,6 +74,7 @@ static void start_loop(pthread_t *t, struct dma_loop *l)
  * its DMAs (every write refused under PROT_READ).
  */
 #define RACE_PHASES 5
+#define RACE_ERRNOS 134		/* past EHWPOISON */
 
 struct race {
 	int fd;
@@ -135,8 +90,39 @@ struct race {
 	atomic_int done[RACE_PHASES];
 	int ok[RACE_PHASES];
 	int err[RACE_PHASES];	/* the last -errno, by phase */
+	/* failed DMAs by phase and errno, every one (0: errno beyond) */
+	int errs[RACE_PHASES][RACE_ERRNOS];
+	int last_dmas;		/* DMAs started in phase @last; 0: one */
 	int bad;		/* DMAs whose data was wrong */
 };
+
+/* DMAs of @phase that failed with an errno other than @err */
+static int race_other_errors(const struct race *r, int phase, int err)
+{
+	int e, n = 0;
+
+	for (e = 0; e < RACE_ERRNOS; e++)
+		if (e != err)
+			n += r->errs[phase][e];
+	return n;
+}
+
+/* Every errno a phase's DMAs failed with, and how many times */
+static void race_print_errors(const struct race *r, int phase)
+{
+	char line[256] = "";
+	size_t len = 0;
+	int e;
+
+	for (e = 0; e < RACE_ERRNOS; e++)
+		if (r->errs[phase][e] && len < sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len,
+					" %s x%d", e ? strerror(e) : "other",
+					r->errs[phase][e]);
+	igt_info("phase %d: %d done, %d ok, failed:%s\n", phase,
+		 atomic_load(&r->done[phase]), r->ok[phase],
+		 len ? line : " none");
+}
 
 static void *race_thread(void *arg)
 {
@@ -171,12 +157,14 @@ static void *race_thread(void *arg)
 				r->bad++;
 		} else {
 			r->err[ph] = ret;
+			r->errs[ph][-ret < RACE_ERRNOS ? -ret : 0]++;
 			if (r->dir == EDU_NIC_DMA_TO_MR && ph == r->ro &&
 			    memcmp(r->mem, before, r->len))
 				r->bad++;
 		}
 		atomic_fetch_add(&r->done[ph], 1);
-		if (ph == r->last)
+		if (ph == r->last &&
+		    atomic_load(&r->done[ph]) >= (r->last_dmas ?: 1))
 			break;
 	}
 	free(buf);
@@ -447,13 +435,19 @@ static void test_fork_cow(int fd)
 	munmap(p, size);
 }
 
+/*
+ * The reads before the munmap come back right, but the one racing it,
+ * which may also fail with EFAULT; every read after it fails with
+ * EFAULT. Every DMA's return counts, per phase: any other errno, even
+ * followed by an EFAULT, fails.
+ */
 static void test_munmap_during_dma(int fd)
 {
 	uint64_t size = 4 * EDU_PAGE;
 	char *p = edu_anon(size), ref[4 * EDU_PAGE];
 	struct race r = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
 			  .len = size, .want = ref, .ro = -1,
-			  .last = 1 };
+			  .last = 1, .last_dmas = 3 };
 	pthread_t t;
 
 	p2p_fill(p, size, 20);
@@ -464,14 +458,16 @@ static void test_munmap_during_dma(int fd)
 	igt_assert_eq(munmap(p, size), 0);
 	atomic_store(&r.phase, 1);
 	pthread_join(t, NULL);
-	igt_info("before munmap: %d done, %d ok (last error %d); after: %d done, error %d; %d wrong\n",
-		 atomic_load(&r.done[0]), r.ok[0], r.err[0],
-		 atomic_load(&r.done[1]), r.err[1], r.bad);
+	race_print_errors(&r, 0);
+	race_print_errors(&r, 1);
 	igt_assert_eq(r.bad, 0);
+	/* before the munmap: read right, or EFAULT racing it */
 	igt_assert(r.ok[0] >= 1);
-	igt_assert(r.err[0] == 0 || r.err[0] == -EFAULT);
+	igt_assert_eq(race_other_errors(&r, 0, EFAULT), 0);
+	/* after it: EFAULT, every one */
 	igt_assert_eq(r.ok[1], 0);
-	igt_assert_eq(r.err[1], -EFAULT);
+	igt_assert_eq(race_other_errors(&r, 1, EFAULT), 0);
+	igt_assert_eq(r.errs[1][EFAULT], 3);
 	igt_assert(edu_mr_stats(fd, r.key).stats.invalidations >= 1);
 	igt_assert_eq(edu_dereg_err(fd, r.key), 0);
 }
@@ -536,48 +532,154 @@ static void test_mprotect_fork_during_dma(int fd)
 	munmap(p, size);
 }
 
+#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
+#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
+
+static void edu_release_dma(int sig)
+{
+	edu_write_str(EDU_HOLD_DMA, "0");
+}
+
+/* The number in the file @path names, for wait_for_value() */
+static long read_int_at(const void *path)
+{
+	return edu_read_int(path);
+}
+
+/*
+ * A teardown (DEREG_MR, close) during a DMA: two device reads of the
+ * region, one after the other, in a thread of its own. The first takes
+ * edu_nic's engine and waits there, before its first command, while
+ * hold_dma is set: the teardown happens while it is certainly in flight.
+ * The second starts after the teardown. What each returned is kept.
+ */
+struct teardown_dma {
+	int fd;
+	uint32_t key;
+	uint64_t len;
+	char *buf[2];
+	int ret[2];
+};
+
+static void *teardown_dma_thread(void *arg)
+{
+	struct teardown_dma *d = arg;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		d->ret[i] = edu_dma_err(d->fd, d->key, EDU_NIC_DMA_FROM_MR,
+					EDU_NIC_MODE_DEVICE, 0, d->len,
+					d->buf[i]);
+	return NULL;
+}
+
+/*
+ * Set hold_dma and start @d's thread; return the knob, open, once its
+ * first DMA is held (*@held: held_dma then, 1). The knob is let go
+ * through that file: close-during-dma opens no file between its close()
+ * and the second DMA, which would otherwise get the closed fd's number.
+ */
+static int start_held_dmas(struct teardown_dma *d, pthread_t *t, int *held)
+{
+	int hold = open(EDU_HOLD_DMA, O_WRONLY | O_CLOEXEC);
+
+	igt_assert_f(hold >= 0, "%s: %s\n", EDU_HOLD_DMA, strerror(errno));
+	igt_install_exit_handler(edu_release_dma);
+	d->buf[0] = calloc(1, d->len);
+	d->buf[1] = calloc(1, d->len);
+	igt_assert(d->buf[0] && d->buf[1]);
+	igt_assert_eq(pwrite(hold, "1", 1, 0), 1);
+	igt_assert_eq(pthread_create(t, NULL, teardown_dma_thread, d), 0);
+	*held = wait_for_value(read_int_at, EDU_HELD_DMA, 1);
+	return hold;
+}
+
+/* Let the held DMA go and wait for both; nothing asserted before */
+static void end_held_dmas(struct teardown_dma *d, pthread_t t, int hold)
+{
+	igt_assert_eq(pwrite(hold, "0", 1, 0), 1);
+	close(hold);
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_info("held DMA: %d; the one after the teardown: %d\n",
+		 d->ret[0], d->ret[1]);
+}
+
+/*
+ * The held DMA completed, with the region's bytes; the one after the
+ * teardown failed with @err; there were these two and no other.
+ */
+static void check_held_dmas(struct teardown_dma *d, const char *want, int err)
+{
+	igt_assert_eq(d->ret[0], 0);
+	igt_assert_f(!memcmp(d->buf[0], want, d->len),
+		     "the held DMA read other bytes than the region's\n");
+	igt_assert_eq(d->ret[1], err);
+	free(d->buf[0]);
+	free(d->buf[1]);
+}
+
+/*
+ * DEREG_MR while a DMA of the region is held in flight: the
+ * deregistration returns at once, the registration (nr_mrs) lives on
+ * until that DMA is done, which reads the region right; the next DMA
+ * finds the key gone.
+ */
 static void test_dereg_during_dma(int fd)
 {
 	uint64_t size = 2 * EDU_PAGE;
 	char *p = edu_anon(size);
-	struct dma_loop l = { .fd = fd, .dir = EDU_NIC_DMA_FROM_MR,
-			      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-			      .iterations = 3 };
-	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+	struct teardown_dma d = { .fd = fd, .len = size };
+	uint64_t before = edu_dev_stats(fd).stats.nr_mrs, during;
+	int hold, held, dereg, still_held;
 	pthread_t t;
 
 	p2p_fill(p, size, 21);
-	l.key = edu_reg(fd, p, size, RW, 0);
-	start_loop(&t, &l);
-	msleep(200);
-	igt_assert_eq(edu_dereg_err(fd, l.key), 0);
-	pthread_join(t, NULL);
-	igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-		 l.last_err);
-	igt_assert(l.nerr == 0 || l.last_err == -ENOENT);
+	d.key = edu_reg(fd, p, size, RW, 0);
+	hold = start_held_dmas(&d, &t, &held);
+	dereg = edu_dereg_err(fd, d.key);
+	during = edu_dev_stats(fd).stats.nr_mrs;
+	still_held = edu_read_int(EDU_HELD_DMA);
+	end_held_dmas(&d, t, hold);
+
+	igt_assert_eq(held, 1);
+	igt_assert_eq(dereg, 0);
+	/* the deregistration did not wait for the DMA, nor free under it */
+	igt_assert_eq(still_held, 1);
+	igt_assert_eq_u64(during, before + 1);
+	check_held_dmas(&d, p, -ENOENT);
 	igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
 	munmap(p, size);
 }
 
+/*
+ * close() of the fd while a DMA on it is held in flight: close returns
+ * at once, the registration lives on until that DMA is done, which reads
+ * the region right; the next DMA gets EBADF, and then the file's release
+ * has freed the registration.
+ */
 static void test_close_during_dma(int fd)
 {
 	uint64_t size = 2 * EDU_PAGE;
 	char *p = edu_anon(size);
 	int fd2 = edu_open();
-	struct dma_loop l = { .fd = fd2, .dir = EDU_NIC_DMA_FROM_MR,
-			      .mode = EDU_NIC_MODE_DEVICE, .len = size,
-			      .iterations = 3 };
-	uint64_t before = edu_dev_stats(fd).stats.nr_mrs;
+	struct teardown_dma d = { .fd = fd2, .len = size };
+	uint64_t before = edu_dev_stats(fd).stats.nr_mrs, during;
+	int hold, held, closed;
 	pthread_t t;
 
-	l.key = edu_reg(fd2, p, size, RW, 0);
-	start_loop(&t, &l);
-	msleep(200);
-	close(fd2);
-	pthread_join(t, NULL);
-	igt_info("done %d, errors %d (last %d)\n", l.done, l.nerr,
-		 l.last_err);
-	igt_assert(l.nerr == 0 || l.last_err == -EBADF);
+	p2p_fill(p, size, 24);
+	d.key = edu_reg(fd2, p, size, RW, 0);
+	hold = start_held_dmas(&d, &t, &held);
+	closed = close(fd2);
+	/* no file opened from here until the second DMA is done */
+	during = edu_dev_stats(fd).stats.nr_mrs;
+	end_held_dmas(&d, t, hold);
+
+	igt_assert_eq(held, 1);
+	igt_assert_eq(closed, 0);
+	/* the close did not release the file under the DMA */
+	igt_assert_eq_u64(during, before + 1);
+	check_held_dmas(&d, p, -EBADF);
 	igt_assert_eq_u64(edu_dev_stats(fd).stats.nr_mrs, before);
 	munmap(p, size);
 }
@@ -758,7 +860,7 @@ igt_main
 	igt_subtest("fork-cow")
 		test_fork_cow(fd);
 
-	igt_describe("munmap while a device DMA runs: once a first read of the region came back right, the region is unmapped under the next; that one either completes with the region's bytes or fails with EFAULT, and a read started after the munmap fails with EFAULT.");
+	igt_describe("munmap while a device DMA runs: once a first read of the region came back right, the region is unmapped under the next; that one either completes with the region's bytes or fails with EFAULT, and the three reads started after the munmap fail with EFAULT. Every read's errno counts, per phase, not only the last: any other fails.");
 	igt_subtest("munmap-during-dma")
 		test_munmap_during_dma(fd);
 
@@ -766,11 +868,11 @@ igt_main
 	igt_subtest("mprotect-fork-during-dma")
 		test_mprotect_fork_during_dma(fd);
 
-	igt_describe("Deregistration during a DMA: the DMA completes, the key is gone.");
+	igt_describe("Deregistration while a device read of the region holds edu_nic's engine (hold_dma): DEREG_MR returns at once, the registration lives on until the held read is done, which returns 0 with the region's bytes; the read after it gets ENOENT, and nothing else comes back.");
 	igt_subtest("dereg-during-dma")
 		test_dereg_during_dma(fd);
 
-	igt_describe("close of the fd during a DMA: the DMA finishes, then all is released.");
+	igt_describe("close() of the fd while a device read through it holds edu_nic's engine (hold_dma): close returns at once, the registration lives on until the held read is done, which returns 0 with the region's bytes; the read after it gets EBADF, nothing else comes back, and the registration is then gone.");
 	igt_subtest("close-during-dma")
 		test_close_during_dma(fd);
 
