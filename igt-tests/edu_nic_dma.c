@@ -588,7 +588,7 @@ static int start_held_dmas(struct teardown_dma *d, pthread_t *t, int *held)
 	d->buf[0] = calloc(1, d->len);
 	d->buf[1] = calloc(1, d->len);
 	igt_assert(d->buf[0] && d->buf[1]);
-	igt_assert_eq(pwrite(hold, "1", 1, 0), 1);
+	igt_assert_eq(write(hold, "1", 1), 1);
 	igt_assert_eq(pthread_create(t, NULL, teardown_dma_thread, d), 0);
 	*held = wait_for_value(read_int_at, EDU_HELD_DMA, 1);
 	return hold;
@@ -597,7 +597,7 @@ static int start_held_dmas(struct teardown_dma *d, pthread_t *t, int *held)
 /* Let the held DMA go and wait for both; nothing asserted before */
 static void end_held_dmas(struct teardown_dma *d, pthread_t t, int hold)
 {
-	igt_assert_eq(pwrite(hold, "0", 1, 0), 1);
+	igt_assert_eq(write(hold, "0", 1), 1);
 	close(hold);
 	igt_assert_eq(pthread_join(t, NULL), 0);
 	igt_info("held DMA: %d; the one after the teardown: %d\n",
