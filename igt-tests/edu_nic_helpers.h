@@ -185,6 +185,9 @@ static inline int edu_open_promised(int n)
  * its verdict, which the parent asserts (edu_child_kill()); and when the
  * parent fails first, libigt kills and reaps the child as the subtest
  * ends, so it keeps nothing mapped through the subtests that follow.
+ * The child checks everything before its word and nothing after it: a
+ * failure while the parent kills it can end as the SIGKILL (seen with
+ * an assertion put there on purpose).
  */
 
 /* In the child: its first DMA read right (checked there); say so */
