@@ -6,7 +6,8 @@
  * (p2p_fuzz_vgem_p2p.c, p2p_fuzz_edu_nic.c): its name, the errnos it may
  * return, its weight in each subtest and the function that makes one
  * call. The errnos are each operation's only list: the engine fails a
- * run on any other.
+ * run on any other. Beside them, the engine holds every call to the
+ * invariants of enum fz_rule.
  */
 #ifndef P2P_FUZZ_H
 #define P2P_FUZZ_H
@@ -39,6 +40,19 @@
 enum fz_mode { MODE_EXPORTER, MODE_IMPORTER, MODE_BOTH, NR_MODES };
 
 struct fz_thread;
+
+/*
+ * What a run checks beside each op's errno list; the first breach of
+ * each is kept and reported with the seed.
+ */
+enum fz_rule {
+	RULE_ERRNO,	/* an errno the op's list lacks */
+	RULE_EINVAL,	/* a pad, unknown flag or enum value not refused */
+	RULE_EIO,	/* EIO or ENODEV, with nothing unbound */
+	RULE_SIGBUS,	/* a touch SIGBUS the uAPI does not promise */
+	RULE_DATA,	/* DMA bytes not where the op put them */
+	NR_RULES
+};
 
 /*
  * Each ioctl's documented errnos: the uAPI headers' common rules (pads,
@@ -76,6 +90,7 @@ struct fz_obj {
 struct fz_mr {
 	uint32_t key;
 	uint64_t length;
+	char *addr;	/* of the range it mirrors */
 };
 
 /* A slot of the reserved region: PROT_NONE, or an object's mmap */
@@ -83,6 +98,8 @@ struct fz_slot {
 	char *ptr;
 	uint64_t mapped;	/* bytes of object mapped; 0: PROT_NONE */
 	uint32_t flags;		/* the object's */
+	uint64_t size;		/* the object's */
+	bool unknown;		/* maps whatever object an offset hit */
 	bool writable;
 };
 
@@ -97,6 +114,7 @@ struct fz_pool {
 	uint64_t vram_size;
 	uint64_t vram_bus;	/* the BAR as the edu device may see it */
 	bool has_devmem;
+	uint64_t half_ram;	/* larger objects never populate: SIGBUS */
 
 	struct fz_obj objs[POOL_OBJS];
 	int nobjs;
@@ -129,6 +147,14 @@ struct fz_thread {
 	/* fences this thread attached and has not settled */
 	uint32_t fences[POOL_FENCES];
 	unsigned int nfences;
+	/*
+	 * What the op's next fz_ioctl() must or may return beyond its list's
+	 * rules; fz_ioctl() clears them. @must_einval: a pad, an unknown flag
+	 * or enum value is set, which the driver checks before anything
+	 * else. @may_enodev, @may_eio: the op's kernel-doc gives them a
+	 * cause other than an unbind, which p2p_fuzz never does.
+	 */
+	bool must_einval, may_enodev, may_eio;
 };
 
 /* The drivers, in the order their operations are weighed */
@@ -149,6 +175,10 @@ uint32_t fz_pad(struct fz_thread *t);
 char *fz_range(struct fz_thread *t, uint64_t *len, bool aligned);
 char *fz_buf(struct fz_thread *t, uint64_t len);
 void fz_note(struct fz_thread *t, struct fz_op *op, int err);
+void fz_violation(struct fz_thread *t, enum fz_rule rule, const char *fmt,
+		  ...) __attribute__((format(printf, 3, 4)));
+bool fz_one_thread(const struct fz_thread *t);
+bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len);
 int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,
 	     unsigned long req, void *arg);
 void fz_stale_push(struct fz_pool *p, uint32_t *ring, uint32_t v);

@@ -17,18 +17,20 @@ static struct fz_op ops[NR_OPS];
 
 /* edu_nic ops */
 
-static uint32_t gen_key(struct fz_thread *t, uint64_t *length)
+static uint32_t gen_key(struct fz_thread *t, uint64_t *length, char **addr)
 {
 	struct fz_pool *p = t->pool;
 	uint32_t key;
 
 	*length = 0;
+	*addr = NULL;
 	pthread_mutex_lock(&p->lock);
 	if (p->nmrs && !fz_one_in(t, 6)) {
 		struct fz_mr *mr = &p->mrs[fz_below(t, p->nmrs)];
 
 		key = mr->key;
 		*length = mr->length;
+		*addr = mr->addr;
 	} else if (fz_one_in(t, 2)) {
 		key = p->stale_keys[fz_below(t, NR_STALE)];
 	} else {
@@ -78,6 +80,8 @@ static void op_reg_mr(struct fz_thread *t)
 	r.flags = fz_flags(t, EDU_NIC_REG_MR_FLAGS);
 	r.key = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : 0;
 	r.pad = fz_pad(t);
+	t->must_einval = r.pad || r.key || (r.flags & ~EDU_NIC_REG_MR_FLAGS) ||
+			 !r.access || (r.access & ~EDU_NIC_ACCESS_MASK);
 	if (fz_ioctl(t, &ops[OP_REG_MR], p->efd, EDU_NIC_IOCTL_REG_MR, &r))
 		return;
 	pthread_mutex_lock(&p->lock);
@@ -88,7 +92,8 @@ static void op_reg_mr(struct fz_thread *t)
 		fz_stale_push(p, p->stale_keys, victim);
 		p->mrs[i] = p->mrs[--p->nmrs];
 	}
-	p->mrs[p->nmrs++] = (struct fz_mr){ r.key, r.length };
+	p->mrs[p->nmrs++] = (struct fz_mr){ r.key, r.length,
+					    (char *)(uintptr_t)r.addr };
 	pthread_mutex_unlock(&p->lock);
 	if (victim)
 		dereg_counted(t, victim);
@@ -98,12 +103,48 @@ static void op_dereg_mr(struct fz_thread *t)
 {
 	struct edu_nic_dereg_mr d = {};
 	uint64_t length;
+	char *addr;
 
-	d.key = gen_key(t, &length);
+	d.key = gen_key(t, &length, &addr);
 	d.pad = fz_pad(t);
+	t->must_einval = d.pad;
 	mr_forget(t->pool, d.key);
 	fz_ioctl(t, &ops[OP_DEREG_MR], t->pool->efd, EDU_NIC_IOCTL_DEREG_MR,
 		 &d);
+}
+
+/*
+ * With one thread nothing else changes a registration's memory or the
+ * scratch buffer, so a DMA that succeeded left the same bytes on both
+ * sides, whichever way it copied. The CPU reads the registration through
+ * its own range, the one the device mirrors: of an object's mmap, that is
+ * the object where the DMA put (or found) them, in VRAM or not. The
+ * buffer was filled with fresh bytes first, so that a copy left undone
+ * cannot match by chance.
+ */
+static void dma_check(struct fz_thread *t, const struct edu_nic_dma *d,
+		      char *mr_addr)
+{
+	struct fz_pool *p = t->pool;
+	const char *mem = mr_addr + d->offset;
+	const char *buf = (const char *)(uintptr_t)d->user_ptr;
+	uint64_t i;
+
+	pthread_mutex_lock(&p->lock);
+	if (fz_cpu_readable(p, mem, d->length)) {
+		for (i = 0; i < d->length && mem[i] == buf[i]; i++)
+			;
+		if (i < d->length)
+			fz_violation(t, RULE_DATA,
+				     "EDU_NIC_DMA %s, %s mode, %" PRIu64 " bytes at offset %#" PRIx64 " of a registration at %p: byte %" PRIu64 " is %#x in the registration, %#x in the buffer",
+				     d->direction == EDU_NIC_DMA_TO_MR ?
+				     "to the registration" : "from it",
+				     d->mode == EDU_NIC_MODE_BULK ? "bulk" :
+				     "device", (uint64_t)d->length,
+				     (uint64_t)d->offset, mr_addr, i,
+				     (uint8_t)mem[i], (uint8_t)buf[i]);
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 /*
@@ -114,8 +155,10 @@ static void op_dma(struct fz_thread *t)
 {
 	struct edu_nic_dma d = {};
 	uint64_t mr_len;
+	bool checked;
+	char *mr_addr;
 
-	d.key = gen_key(t, &mr_len);
+	d.key = gen_key(t, &mr_len, &mr_addr);
 	d.direction = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : fz_below(t, 2);
 	d.mode = EDU_NIC_MODE_BULK;
 	if (mr_len && fz_one_in(t, 400)) {
@@ -134,16 +177,31 @@ static void op_dma(struct fz_thread *t)
 	}
 	d.user_ptr = (uintptr_t)fz_buf(t, d.length);
 	d.flags = fz_pad(t);
-	fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d);
+	t->must_einval = d.flags || d.direction > EDU_NIC_DMA_TO_MR ||
+			 d.mode > EDU_NIC_MODE_BULK;
+	/* the scratch buffer alone is no registration's memory too */
+	checked = fz_one_thread(t) && mr_addr &&
+		  d.length <= SCRATCH_PAGES * PAGE &&
+		  (char *)(uintptr_t)d.user_ptr >= t->scratch &&
+		  (char *)(uintptr_t)d.user_ptr + d.length <=
+		  t->scratch + SCRATCH_PAGES * PAGE;
+	if (checked)
+		p2p_fill((char *)(uintptr_t)d.user_ptr, d.length,
+			 (uint32_t)fz_rnd(t));
+	if (!fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d) &&
+	    checked)
+		dma_check(t, &d, mr_addr);
 }
 
 static void op_mr_stats(struct fz_thread *t)
 {
 	struct edu_nic_mr_stats s = {};
 	uint64_t length;
+	char *addr;
 
-	s.key = gen_key(t, &length);
+	s.key = gen_key(t, &length, &addr);
 	s.pad = fz_pad(t);
+	t->must_einval = s.pad;
 	s.state = (uint32_t)fz_rnd(t);
 	fz_ioctl(t, &ops[OP_MR_STATS], t->pool->efd, EDU_NIC_IOCTL_MR_STATS,
 		 &s);
@@ -155,6 +213,7 @@ static void op_dev_stats(struct fz_thread *t)
 
 	s.flags = fz_pad(t);
 	s.caps = (uint32_t)fz_rnd(t);
+	t->must_einval = s.flags;
 	fz_ioctl(t, &ops[OP_DEV_STATS], t->pool->efd, EDU_NIC_IOCTL_DEV_STATS,
 		 &s);
 }
@@ -197,6 +256,10 @@ static void op_dma_raw(struct fz_thread *t)
 			r.bus_addr = p->vram_bus;
 	}
 	r.user_ptr = (uintptr_t)fz_buf(t, r.length);
+	t->must_einval = r.flags || r.pad;
+	/* a read nothing decodes leaves the poison in the edu buffer: EIO */
+	t->may_eio = !p->vram_bus || r.bus_addr < p->vram_bus ||
+		     r.bus_addr + r.length > p->vram_bus + p->vram_size;
 	fz_ioctl(t, &ops[OP_DMA_RAW], p->efd, EDU_NIC_IOCTL_DMA_RAW, &r);
 }
 

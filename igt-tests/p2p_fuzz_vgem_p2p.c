@@ -4,6 +4,7 @@
  * driver offers, object mmaps in the reserved slots, CPU touches of them
  * and of anonymous memory, and closes of exported dma-bufs.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -127,6 +128,7 @@ static void op_create(struct fz_thread *t)
 	    c.size < (1ull << 44))
 		c.size = 1ull << 44;
 	c.handle = (uint32_t)fz_rnd(t);
+	t->must_einval = c.flags & ~VGEM_P2P_CREATE_FLAGS;
 	if (!fz_ioctl(t, &ops[OP_CREATE], t->pool->vfd,
 		      DRM_IOCTL_VGEM_P2P_CREATE, &c))
 		obj_add(t, c.handle, c.size, c.flags);
@@ -188,6 +190,7 @@ static void op_prime_export(struct fz_thread *t)
 	h.handle = gen_handle(t, &size, &flags);
 	h.flags = fz_flags(t, DRM_CLOEXEC | DRM_RDWR) | DRM_CLOEXEC;
 	h.fd = (int)fz_rnd(t);
+	t->must_einval = h.flags & ~(DRM_CLOEXEC | DRM_RDWR);
 	if (fz_ioctl(t, &ops[OP_PRIME_EXPORT], p->vfd,
 		     DRM_IOCTL_PRIME_HANDLE_TO_FD, &h))
 		return;
@@ -266,6 +269,7 @@ static void op_obj_info(struct fz_thread *t)
 	i.handle = gen_handle(t, &size, &flags);
 	i.pad = fz_pad(t);
 	i.reason = (uint32_t)fz_rnd(t);
+	t->must_einval = i.pad;
 	fz_ioctl(t, &ops[OP_OBJ_INFO], t->pool->vfd,
 		 DRM_IOCTL_VGEM_P2P_OBJ_INFO, &i);
 }
@@ -299,6 +303,7 @@ static void op_move(struct fz_thread *t)
 	}
 	m.flags = fz_pad(t);
 	m.pad = fz_pad(t);
+	t->must_einval = m.flags || m.pad || m.target > VGEM_P2P_MOVE_SYSTEM;
 	fz_ioctl(t, &ops[OP_MOVE], p->vfd, DRM_IOCTL_VGEM_P2P_MOVE, &m);
 }
 
@@ -312,6 +317,9 @@ static void op_migrate(struct fz_thread *t)
 	m.direction = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : fz_below(t, 2);
 	m.flags = fz_pad(t);
 	m.npages = fz_rnd(t);
+	t->must_einval = m.flags || m.direction > VGEM_P2P_MIGRATE_TO_RAM;
+	/* its device-private memory failed to set up at probe */
+	t->may_enodev = !t->pool->has_devmem;
 	fz_ioctl(t, &ops[OP_MIGRATE], t->pool->vfd, DRM_IOCTL_VGEM_P2P_MIGRATE,
 		 &m);
 }
@@ -322,6 +330,7 @@ static void op_stats(struct fz_thread *t)
 
 	s.flags = fz_pad(t);
 	s.pad = fz_pad(t);
+	t->must_einval = s.flags || s.pad;
 	fz_ioctl(t, &ops[OP_STATS], t->pool->vfd, DRM_IOCTL_VGEM_P2P_STATS, &s);
 }
 
@@ -335,6 +344,7 @@ static void op_fence_attach(struct fz_thread *t)
 	a.handle = gen_handle(t, &size, &flags);
 	a.flags = fz_flags(t, VGEM_FENCE_WRITE);
 	a.pad = fz_pad(t);
+	t->must_einval = (a.flags & ~VGEM_FENCE_WRITE) || a.pad;
 	if (fz_ioctl(t, &ops[OP_FENCE_ATTACH], p->vfd,
 		     DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
 		return;
@@ -372,6 +382,7 @@ static void op_fence_signal(struct fz_thread *t)
 		s.fence = fz_one_in(t, 2) ? 0 : (uint32_t)fz_rnd(t);
 	pthread_mutex_unlock(&p->lock);
 	s.flags = fz_pad(t);
+	t->must_einval = s.flags;
 	fz_ioctl(t, &ops[OP_FENCE_SIGNAL], p->vfd, DRM_IOCTL_VGEM_FENCE_SIGNAL,
 		 &s);
 }
@@ -385,6 +396,7 @@ static void op_mmap_offset(struct fz_thread *t)
 	o.handle = gen_handle(t, &size, &flags);
 	o.flags = fz_pad(t);
 	o.offset = fz_rnd(t);	/* out only: any value must be ignored */
+	t->must_einval = o.flags;
 	fz_ioctl(t, &ops[OP_MMAP_OFFSET], t->pool->vfd,
 		 DRM_IOCTL_VGEM_P2P_MMAP_OFFSET, &o);
 }
@@ -405,6 +417,9 @@ static void op_peer(struct fz_thread *t)
 	q.flags = fz_pad(t);
 	q.reachable = (uint32_t)fz_rnd(t);
 	q.path = (uint32_t)fz_rnd(t);
+	t->must_einval = q.flags || q.bus > 0xff || q.devfn > 0xff;
+	/* no PCI device at that address */
+	t->may_enodev = true;
 	fz_ioctl(t, &ops[OP_PEER], t->pool->vfd, DRM_IOCTL_VGEM_P2P_PEER, &q);
 }
 
@@ -426,6 +441,7 @@ static void op_mmap(struct fz_thread *t)
 	uint64_t size, len;
 	uint32_t flags;
 	int prot, mflags;
+	bool unknown;
 	void *ret;
 
 	m.handle = gen_handle(t, &size, &flags);
@@ -435,11 +451,16 @@ static void op_mmap(struct fz_thread *t)
 	}
 	fz_note(t, &ops[OP_MAP_DUMB], 0);
 	len = size ? size : PAGE;
+	/* not the pool's: a stale handle may name any object by now */
+	unknown = !size;
 	if (fz_one_in(t, 4))
 		len = (1 + fz_below(t, SLOT_PAGES)) * PAGE;
 	len = len > SLOT_PAGES * PAGE ? SLOT_PAGES * PAGE : len;
-	if (fz_one_in(t, 16))
+	if (fz_one_in(t, 16)) {
+		/* another object's offset, maybe */
 		m.offset += fz_below(t, 64) * PAGE;
+		unknown = true;
+	}
 	prot = fz_one_in(t, 4) ? PROT_READ : PROT_READ | PROT_WRITE;
 	mflags = fz_one_in(t, 16) ? MAP_PRIVATE : MAP_SHARED;
 
@@ -456,6 +477,8 @@ static void op_mmap(struct fz_thread *t)
 		/* the rest of the slot keeps what it had: call it lost */
 		s->mapped = len;
 		s->flags = flags;
+		s->size = size;
+		s->unknown = unknown;
 		s->writable = prot & PROT_WRITE;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -480,7 +503,9 @@ static void op_munmap(struct fz_thread *t)
  * A CPU touch of a device-only object gets SIGBUS by design, and with
  * several threads the pool's idea of which object a slot maps can be
  * stale; so a touch runs under a SIGBUS catcher, and SIGBUS counts as
- * its EFAULT.
+ * its EFAULT. With one thread the pool knows the object, and SIGBUS is
+ * a breach unless the uAPI promises it: a DEVICE_ONLY object, or one
+ * larger than half of RAM, whose pages never populate.
  */
 static __thread sigjmp_buf *volatile touch_jmp;
 
@@ -519,6 +544,13 @@ static void op_touch(struct fz_thread *t)
 		if (sigsetjmp(jmp, 1)) {
 			touch_jmp = NULL;
 			fz_note(t, &ops[OP_TOUCH], EFAULT);
+			if (fz_one_thread(t) && !s->unknown &&
+			    !(s->flags & VGEM_P2P_CREATE_DEVICE_ONLY) &&
+			    s->size <= p->half_ram)
+				fz_violation(t, RULE_SIGBUS,
+					     "SIGBUS touching an object of %#" PRIx64 " bytes, flags %#x, at page %td of its mapping",
+					     s->size, s->flags,
+					     ((char *)w - s->ptr) / (ptrdiff_t)PAGE);
 		} else {
 			touch_jmp = &jmp;
 			if (s->writable)
