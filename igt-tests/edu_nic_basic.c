@@ -272,13 +272,18 @@ static void test_reg_cross_vmas(int fd)
 	char buf[64];
 	uint32_t key;
 
-	/* Three vmas: rw, r, rw. */
+	/* Three vmas: rw, r, rw; bytes of their own in each page */
+	p2p_fill(p, 3 * EDU_PAGE, 0xc055);
 	igt_assert_eq(mprotect(p + EDU_PAGE, EDU_PAGE, PROT_READ), 0);
 	key = edu_reg(fd, p, 3 * EDU_PAGE, EDU_NIC_ACCESS_READ,
 		      EDU_NIC_REG_MR_PREFETCH);
 	igt_assert_eq(edu_mr_stats(fd, key).stats.pages_system, 3);
+	/* a read across the first boundary gets both vmas' bytes */
+	memset(buf, 0, sizeof(buf));
 	edu_dma(fd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_BULK,
 		EDU_PAGE - 32, sizeof(buf), buf);
+	igt_assert_f(!memcmp(buf, p + EDU_PAGE - 32, sizeof(buf)),
+		     "a DMA across two vmas read other bytes than theirs\n");
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
 	igt_assert_eq(edu_reg_err(fd, p, 3 * EDU_PAGE, RW, 0, NULL),
 		      -EPERM);
@@ -742,7 +747,7 @@ igt_main
 	igt_subtest("reg-hole")
 		test_reg_hole(fd);
 
-	igt_describe("Ranges crossing vmas: fine if all are mapped; write access needs all writable.");
+	igt_describe("Ranges crossing vmas: fine if all are mapped, and a DMA across a boundary reads both vmas' bytes; write access needs all writable.");
 	igt_subtest("reg-cross-vmas")
 		test_reg_cross_vmas(fd);
 
