@@ -1482,6 +1482,7 @@ static void test_unbind_during_fault(int vfd, int *fdp)
 	igt_assert(edu_write_str("/sys/bus/pci/drivers/edu_nic/bind", bdf));
 	*fdp = edu_open();
 	key = edu_reg(*fdp, p, size, RW, 0);
+	memset(buf, 0, size);
 	edu_dma(*fdp, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0, size,
 		buf);
 	igt_assert(!memcmp(buf, ref, size));

@@ -549,14 +549,24 @@ static void test_unbind_exporter_under_vram_mapping(void)
 {
 	int vfd = vgem_p2p_open(), efd = edu_open();
 	uint32_t h = vgem_p2p_create(vfd, SIZE, 0);
-	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ);
-	char path[96], bdf[32], buf[64];
+	char *vram = vgem_p2p_mmap(vfd, h, SIZE, PROT_READ | PROT_WRITE);
+	char path[96], bdf[32], buf[64], ref[64];
 	struct edu_nic_mr_stats s0, s1;
 	uint32_t key;
 	int ret;
 
+	/*
+	 * Bytes of its own in the object, read once through the mapping:
+	 * the DMA after the unbind is held to leaving a buffer filled with
+	 * other bytes as it was, so that a DMA that wrote zeroes, or what
+	 * a gone BAR reads as, cannot pass for one that wrote nothing.
+	 */
+	p2p_fill(vram, SIZE, 61);
 	key = edu_reg(efd, vram, SIZE, EDU_NIC_ACCESS_READ,
 		      EDU_NIC_REG_MR_PREFETCH);
+	edu_dma(efd, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE, 0,
+		sizeof(buf), buf);
+	igt_assert(!memcmp(buf, vram, sizeof(buf)));
 	s0 = edu_mr_stats(efd, key);
 	igt_assert(vgem_p2p_info(vfd, h).mappings >= 1);
 	snprintf(path, sizeof(path), "/sys/class/drm/card%d/device",
@@ -568,11 +578,15 @@ static void test_unbind_exporter_under_vram_mapping(void)
 	s1 = edu_mr_stats(efd, key);
 	igt_assert(s1.stats.invalidations > s0.stats.invalidations);
 	igt_assert_eq(s1.state & EDU_NIC_MR_MIRRORED, 0);
+	p2p_fill(ref, sizeof(ref), 62);
+	memcpy(buf, ref, sizeof(buf));
 	ret = edu_dma_err(efd, key, EDU_NIC_DMA_FROM_MR,
 			  EDU_NIC_MODE_DEVICE, 0, sizeof(buf), buf);
 	igt_info("importer DMA after unbind: %d (%s)\n", ret,
 		 strerror(-ret));
 	igt_assert_eq(ret, -ENODEV);
+	igt_assert_f(!memcmp(buf, ref, sizeof(buf)),
+		     "a DMA refused after the unbind wrote into its buffer\n");
 
 	igt_assert_eq(edu_dereg_err(efd, key), 0);
 	munmap(vram, SIZE);
@@ -1023,7 +1037,7 @@ igt_main
 	igt_subtest("unload-exporter-with-devmem-pages")
 		test_unload_exporter_with_devmem_pages();
 
-	igt_describe("Unbinding the exporter's PCI device under an importer's p2p mapping of VRAM revokes it: DMA fails with -ENODEV, never reads the BAR that went away.");
+	igt_describe("Unbinding the exporter's PCI device under an importer's p2p mapping of VRAM, which read the object's bytes before, revokes it: DMA fails with -ENODEV and leaves its buffer as it was, never reads the BAR that went away.");
 	igt_subtest("unbind-exporter-under-vram-mapping")
 		test_unbind_exporter_under_vram_mapping();
 

@@ -433,7 +433,7 @@ static void unbind_live(void)
 	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
 	struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 256, 256);
 	uint32_t seed = getpid(), key;
-	char bdf[32], buf[EDU_PAGE];
+	char bdf[32], buf[EDU_PAGE], ref[EDU_PAGE];
 	int ret;
 
 	/*
@@ -449,10 +449,15 @@ static void unbind_live(void)
 	ttm_p2p_bdf(minor, bdf, sizeof(bdf));
 	igt_assert(edu_write_str("/sys/bus/pci/drivers/bochs-drm/unbind", bdf));
 	igt_assert_eq(edu_mr_stats(nic, key).state & EDU_NIC_MR_MIRRORED, 0);
+	/* other bytes than the buffer's: a refused DMA leaves them */
+	ttm_p2p_fill(ref, EDU_PAGE, seed + 1);
+	memcpy(buf, ref, EDU_PAGE);
 	ret = edu_dma_err(nic, key, EDU_NIC_DMA_FROM_MR, EDU_NIC_MODE_DEVICE,
 			  0, EDU_PAGE, buf);
 	/* the vma outlives the device; TTM's p2p_map says it is gone */
 	igt_assert_eq(ret, -ENODEV);
+	igt_assert_f(!memcmp(buf, ref, EDU_PAGE),
+		     "a DMA refused after the unbind wrote into its buffer\n");
 
 	igt_assert_eq(edu_dereg_err(nic, key), 0);
 	munmap(bo.map, bo.size);
@@ -572,7 +577,7 @@ igt_main
 	igt_subtest("importer-dma-bits")
 		importer_dma_bits();
 
-	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly; bochs binds again. Runs on every topology with bochs, split included.");
+	igt_describe("Unbinding bochs under a live registration of a buffer in system memory invalidates it; the next DMA fails cleanly, its buffer untouched; bochs binds again. Runs on every topology with bochs, split included.");
 	igt_subtest("unbind-live")
 		unbind_live();
 }
