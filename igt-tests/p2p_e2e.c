@@ -263,10 +263,24 @@ static void test_device_only_object(int vfd, int fd)
 	char *p = vgem_p2p_mmap(vfd, h, size, PROT_READ | PROT_WRITE);
 	char ref[256];
 	uint32_t key = edu_reg(fd, p, size, RW, 0);
+	struct drm_vgem_p2p_obj_info i0, i1;
 
 	p2p_fill(ref, sizeof(ref), 36);
 	edu_dma(fd, key, EDU_NIC_DMA_TO_MR, EDU_NIC_MODE_DEVICE, 1000,
 		sizeof(ref), ref);
+	/*
+	 * Moved between the write and the read: a read that still finds
+	 * the bytes went through the exporter's copy, not through a device
+	 * mapping or a buffer the write left behind.
+	 */
+	i0 = vgem_p2p_info(vfd, h);
+	igt_assert_eq(vgem_p2p_move_err(vfd, h,
+					i0.placement == VGEM_P2P_PLACEMENT_VRAM ?
+					VGEM_P2P_MOVE_SYSTEM :
+					VGEM_P2P_MOVE_VRAM), 0);
+	i1 = vgem_p2p_info(vfd, h);
+	igt_assert_neq_u32(i1.placement, i0.placement);
+	igt_assert(i1.moves > i0.moves);
 	check_dma_read(fd, key, EDU_NIC_MODE_DEVICE, ref, 1000,
 		       sizeof(ref));
 	igt_assert_eq(edu_dereg_err(fd, key), 0);
@@ -1574,7 +1588,7 @@ igt_main
 	igt_subtest("read-only-object")
 		test_read_only_object(vfd, fd);
 
-	igt_describe("A device-only object (never CPU mapped) round-trips through device DMA.");
+	igt_describe("A device-only object (never CPU mapped) round-trips through device DMA, moved (VRAM and system memory) between the write and the read.");
 	igt_subtest("device-only-object")
 		test_device_only_object(vfd, fd);
 
