@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -29,6 +30,39 @@
 #include "vgem_p2p_drm.h"
 
 #define VGEM_P2P_VRAM_BAR	2
+
+/*
+ * The BAR of the device @fd (a card or render node) is open on, mapped
+ * read-only, its length at @len; NULL when it cannot be mapped or
+ * [@off, @off + @size) is not inside it (or not 8-byte aligned).
+ */
+static inline const volatile uint8_t *
+__vgem_p2p_bar_map(int fd, uint64_t off, uint64_t size, size_t *len)
+{
+	const volatile uint8_t *bar;
+	char path[96];
+	struct stat st;
+	int f;
+
+	if (fstat(fd, &st))
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/resource%d",
+		 major(st.st_rdev), minor(st.st_rdev), VGEM_P2P_VRAM_BAR);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return NULL;
+	if (fstat(f, &st) || off > (uint64_t)st.st_size ||
+	    size > (uint64_t)st.st_size - off || (off | size) & 7) {
+		close(f);
+		return NULL;
+	}
+	bar = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, f, 0);
+	close(f);
+	if (bar == MAP_FAILED)
+		return NULL;
+	*len = st.st_size;
+	return bar;
+}
 
 /*
  * The first byte of [@off, @off + @size) of the VRAM of the device @fd
@@ -43,25 +77,10 @@ static inline uint64_t __vgem_p2p_vram_unpoisoned(int fd, uint64_t off,
 	const uint64_t poison = 0x0101010101010101ull * VGEM_P2P_POISON_BYTE;
 	const volatile uint8_t *bar;
 	uint64_t first = ~0ull, i;
-	char path[96];
-	struct stat st;
-	int f;
+	size_t len;
 
-	if (fstat(fd, &st))
-		return -2ull;
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/resource%d",
-		 major(st.st_rdev), minor(st.st_rdev), VGEM_P2P_VRAM_BAR);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -2ull;
-	if (fstat(f, &st) || off > (uint64_t)st.st_size ||
-	    size > (uint64_t)st.st_size - off || (off | size) & 7) {
-		close(f);
-		return -2ull;
-	}
-	bar = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, f, 0);
-	close(f);
-	if (bar == MAP_FAILED)
+	bar = __vgem_p2p_bar_map(fd, off, size, &len);
+	if (!bar)
 		return -2ull;
 	/* eight bytes at a time: the BAR is read as a device would */
 	for (i = off; i < off + size && first == ~0ull; i += 8) {
@@ -70,8 +89,38 @@ static inline uint64_t __vgem_p2p_vram_unpoisoned(int fd, uint64_t off,
 		for (first = i; bar[first] == VGEM_P2P_POISON_BYTE; first++)
 			;
 	}
-	munmap((void *)bar, st.st_size);
+	munmap((void *)bar, len);
 	return first;
+}
+
+/*
+ * Does the BAR of @fd hold @want at [@off, @off + @size)? Where an
+ * object's bytes are, read from the device's memory itself rather than
+ * taken from OBJ_INFO or MOVE: a driver that placed them elsewhere than
+ * it says fails here. Says where the first difference is.
+ */
+static inline bool vgem_p2p_bar_holds(int fd, uint64_t off,
+				      const void *want, uint64_t size)
+{
+	const uint8_t *w = want;
+	const volatile uint8_t *bar;
+	uint64_t i, v;
+	size_t len;
+
+	bar = __vgem_p2p_bar_map(fd, off, size, &len);
+	igt_assert_f(bar, "cannot map the BAR's [%#" PRIx64 ", +%#" PRIx64 ") through sysfs\n",
+		     off, size);
+	for (i = 0; i < size; i += 8) {
+		v = *(const volatile uint64_t *)(bar + off + i);
+		if (memcmp(&v, w + i, 8))
+			break;
+	}
+	munmap((void *)bar, len);
+	if (i < size)
+		igt_warn("BAR %#" PRIx64 " (of [%#" PRIx64 ", +%#" PRIx64
+			 ")) does not hold the bytes expected there\n",
+			 off + i, off, size);
+	return i >= size;
 }
 
 /* Is [@off, @off + @size) of @fd's VRAM all poison? Says where it is not. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include "vgem_p2p_bar.h"
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("vgem_p2p device-private memory (HMM migration)");
@@ -155,18 +156,87 @@ static void device_pfns(void *p, size_t npages, uint64_t *pfn)
 	close(fd);
 }
 
+/*
+ * Where device-private page @pfn keeps its bytes: its offset in the BAR,
+ * whose last part, after VRAM, the device-private pages are
+ * (docs/uapi.md), from the region /proc/iomem shows for them.
+ */
+static uint64_t devmem_bar_offset(int fd, uint64_t pfn)
+{
+	uint64_t start, end, phys = pfn << 12;
+	char line[256];
+	FILE *f = fopen("/proc/iomem", "r");
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "vgem_p2p device-private") ||
+		    sscanf(line, " %" SCNx64 "-%" SCNx64, &start, &end) != 2 ||
+		    phys < start || phys > end)
+			continue;
+		fclose(f);
+		return vgem_p2p_stats(fd).vram_size + phys - start;
+	}
+	fclose(f);
+	igt_assert_f(false, "device pfn %#" PRIx64 " is in no device-private region of /proc/iomem\n",
+		     pfn);
+	return 0;
+}
+
+/*
+ * Placement from the device, not from the driver's counters: each page
+ * of [p, p + npages pages) is a device-private page whose BAR range holds
+ * the bytes @ref says the page had.
+ */
+static void assert_in_devmem(int fd, void *p, size_t npages, const char *ref)
+{
+	uint64_t *pfn = calloc(npages, sizeof(*pfn));
+	size_t i;
+
+	igt_assert(pfn);
+	device_pfns(p, npages, pfn);
+	for (i = 0; i < npages; i++)
+		igt_assert_f(vgem_p2p_bar_holds(fd, devmem_bar_offset(fd, pfn[i]),
+						ref + i * 4096, 4096),
+			     "page %zu is not in the BAR where its pfn says\n",
+			     i);
+	free(pfn);
+}
+
+/* Each page of [p, p + npages pages) is present in RAM (pagemap bit 63) */
+static void assert_in_ram(void *p, size_t npages)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t i;
+
+	igt_assert(fd >= 0);
+	for (i = 0; i < npages; i++) {
+		uint64_t e;
+		off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
+
+		igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
+		igt_assert_f(e >> 63 & 1 && !(e >> 62 & 1),
+			     "page %zu is not in RAM (pagemap %#" PRIx64 ")\n",
+			     i, e);
+	}
+	close(fd);
+}
+
 static void test_migrate_roundtrip(int fd)
 {
 	size_t size = 64 * 4096;
 	void *p = anon(size);
 	struct drm_vgem_p2p_stats s0, s1;
+	char *ref = malloc(size);
 	uint64_t n;
 
+	igt_assert(ref);
 	fill_pattern(p, size, 300);
+	memcpy(ref, p, size);
 	s0 = vgem_p2p_stats(fd);
 	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
 			      &n), 0);
 	igt_assert_eq_u64(n, 64);
+	assert_in_devmem(fd, p, 64, ref);
 	s1 = vgem_p2p_stats(fd);
 	igt_assert_eq_u64(s1.devmem_to_device, s0.devmem_to_device + 64);
 	igt_assert(s1.devmem_used >= s0.devmem_used + size);
@@ -177,10 +247,13 @@ static void test_migrate_roundtrip(int fd)
 	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_RAM,
 			      &n), 0);
 	igt_assert_eq_u64(n, 64);
+	/* before any CPU access, which would fault them back itself */
+	assert_in_ram(p, 64);
 	s1 = vgem_p2p_stats(fd);
 	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 64);
 	igt_assert(check_pattern(p, size, 300));
 	munmap(p, size);
+	free(ref);
 }
 
 static void test_cpu_fault_migrates_back(int fd)
@@ -188,14 +261,18 @@ static void test_cpu_fault_migrates_back(int fd)
 	size_t size = 16 * 4096;
 	void *p = anon(size);
 	struct drm_vgem_p2p_stats s0, s1;
+	char ref[16 * 4096];
 	uint64_t n;
 
 	fill_pattern(p, size, 301);
+	memcpy(ref, p, size);
 	igt_assert_eq(migrate(fd, p, size, VGEM_P2P_MIGRATE_TO_DEVICE,
 			      &n), 0);
 	igt_assert_eq_u64(n, 16);
+	assert_in_devmem(fd, p, 16, ref);
 	s0 = vgem_p2p_stats(fd);
 	igt_assert(check_pattern(p, size, 301));
+	assert_in_ram(p, 16);
 	s1 = vgem_p2p_stats(fd);
 	igt_assert_eq_u64(s1.devmem_to_ram, s0.devmem_to_ram + 16);
 	munmap(p, size);
@@ -503,11 +580,11 @@ igt_main
 		igt_install_exit_handler(restore_quota_at_exit);
 	}
 
-	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; every word survives.");
+	igt_describe("64 pages migrate to device-private memory and back by MIGRATE, counted both ways, with nothing to do when already there; on the device, each page's bytes are in the BAR where its pfn says, and back, each page is in RAM (pagemap); every word survives.");
 	igt_subtest("migrate-roundtrip")
 		test_migrate_roundtrip(fd);
 
-	igt_describe("A CPU access to pages on the device migrates them back to RAM by fault, all 16 counted, with every word intact.");
+	igt_describe("A CPU access to pages on the device (their bytes in the BAR where their pfns say) migrates them back to RAM by fault (pagemap), all 16 counted, with every word intact.");
 	igt_subtest("cpu-fault-migrates-back")
 		test_cpu_fault_migrates_back(fd);
 

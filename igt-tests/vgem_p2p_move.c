@@ -259,10 +259,15 @@ static void test_move_vram_at(int fd)
 	uint32_t h2 = vgem_p2p_create(fd, 1 * MiB, 0);
 	uint32_t *p = vgem_p2p_mmap(fd, h, 1 * MiB, PROT_READ | PROT_WRITE);
 	uint64_t old = vgem_p2p_info(fd, h).vram_offset, off;
+	uint32_t *ref = malloc(MiB);
 
-	fill_pattern(p, MiB, 30);
+	igt_assert(ref);
+	fill_pattern(ref, MiB, 30);
+	memcpy(p, ref, MiB);
 	igt_assert_eq_u64(vgem_p2p_move(fd, h, VGEM_P2P_MOVE_VRAM_AT, at),
 			  at);
+	/* at the offset asked for, in the BAR itself, not by its word */
+	igt_assert(vgem_p2p_bar_holds(fd, at, ref, MiB));
 	igt_assert(vgem_p2p_vram_poisoned(fd, old, MiB));
 	igt_assert(check_pattern(p, MiB, 30));
 	/* taken: -EBUSY, and h2 stays where it was */
@@ -277,6 +282,7 @@ static void test_move_vram_at(int fd)
 	igt_assert_eq(__vgem_p2p_move(fd, h2, VGEM_P2P_MOVE_VRAM_AT, &off),
 		      -EINVAL);
 	munmap(p, MiB);
+	free(ref);
 	gem_close(fd, h);
 	gem_close(fd, h2);
 }
@@ -845,7 +851,7 @@ igt_main
 	igt_subtest("move-vram")
 		test_move_vram(fd);
 
-	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes, and the range it left reads poison (0x6b) through the BAR; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
+	igt_describe("MOVE_VRAM_AT puts an object at the offset asked for, with its bytes, both read from the BAR there, and the range it left reads poison (0x6b) through the BAR; an offset taken by another object, even in part, gets EBUSY, and one past the end of VRAM EINVAL.");
 	igt_subtest("move-vram-at")
 		test_move_vram_at(fd);
 
