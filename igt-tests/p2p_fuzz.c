@@ -286,6 +286,42 @@ bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len)
 	       s->size <= p->half_ram;
 }
 
+/*
+ * The region of the pool's own memory @addr lies in, as [*@start, *@end);
+ * false where @addr is not the pool's (an evil address).
+ */
+bool fz_pool_region(struct fz_pool *p, const char *addr, const char **start,
+		    const char **end)
+{
+	int i;
+
+	for (i = 0; i < NR_ANON; i++) {
+		if (addr >= p->anon[i] &&
+		    addr < p->anon[i] + ANON_PAGES * PAGE) {
+			*start = p->anon[i];
+			*end = p->anon[i] + ANON_PAGES * PAGE;
+			return true;
+		}
+	}
+	if (addr >= p->ro && addr < p->ro + 2 * PAGE) {
+		*start = p->ro;
+		*end = p->ro + 2 * PAGE;
+		return true;
+	}
+	if (addr >= p->none && addr < p->none + 2 * PAGE) {
+		*start = p->none;
+		*end = p->none + 2 * PAGE;
+		return true;
+	}
+	if (addr >= p->slots_base &&
+	    addr < p->slots_base + NR_SLOTS * SLOT_PAGES * PAGE) {
+		*start = p->slots_base;
+		*end = p->slots_base + NR_SLOTS * SLOT_PAGES * PAGE;
+		return true;
+	}
+	return false;
+}
+
 /* CPU mappings in the slots */
 
 void fz_slot_reset(struct fz_slot *s)

@@ -179,6 +179,8 @@ void fz_violation(struct fz_thread *t, enum fz_rule rule, const char *fmt,
 		  ...) __attribute__((format(printf, 3, 4)));
 bool fz_one_thread(const struct fz_thread *t);
 bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len);
+bool fz_pool_region(struct fz_pool *p, const char *addr, const char **start,
+		    const char **end);
 int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,
 	     unsigned long req, void *arg);
 void fz_stale_push(struct fz_pool *p, uint32_t *ring, uint32_t v);

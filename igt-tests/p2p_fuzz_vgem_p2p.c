@@ -311,8 +311,21 @@ static void op_migrate(struct fz_thread *t)
 {
 	struct drm_vgem_p2p_migrate m = {};
 	uint64_t len = (1 + fz_below(t, 4)) * PAGE;
+	const char *addr, *start, *end;
 
-	m.addr = (uintptr_t)fz_range(t, &len, !fz_one_in(t, 16));
+	addr = fz_range(t, &len, !fz_one_in(t, 16));
+	/*
+	 * A range that starts in the pool's memory and runs past it would
+	 * migrate whatever anonymous memory the process has next (thread
+	 * stacks and scratch buffers, the heap's mappings), up to the first
+	 * vma that is not: memory the pool never frees, whose device pages
+	 * would stay counted after it, and that the fuzzer itself uses. It
+	 * ends at the region's end instead.
+	 */
+	if (fz_pool_region(t->pool, addr, &start, &end) &&
+	    len > (uint64_t)(end - addr))
+		len = end - addr;
+	m.addr = (uintptr_t)addr;
 	m.size = len;
 	m.direction = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : fz_below(t, 2);
 	m.flags = fz_pad(t);
