@@ -9,9 +9,8 @@
  * returns must be in the set the uAPI headers document for it, and every
  * call holds to the invariants of enum fz_rule: a pad, an unknown flag or
  * enum value gets EINVAL; no EIO or ENODEV, as nothing is unbound; with
- * one thread, SIGBUS only where the uAPI promises it, and a DMA's bytes
- * where it put them. Once the pool is freed, the drivers' counts are
- * back at their start values.
+ * one thread, SIGBUS only where the uAPI promises it. Once the pool is
+ * freed, the drivers' counts are back at their start values.
  *
  * Memory the kernel may write through a generated pointer is always ours
  * to lose: the threads' scratch buffers, the anonymous buffers and the
@@ -259,31 +258,6 @@ char *fz_buf(struct fz_thread *t, uint64_t len)
 	if (len <= (SCRATCH_PAGES - 1) * PAGE && !fz_one_in(t, 4))
 		return t->scratch + fz_below(t, PAGE);
 	return fz_range(t, &l, false);
-}
-
-/*
- * Whether the CPU may read [@addr, @addr + @len) without a fault the uAPI
- * allows: anonymous or read-only memory, or one slot mapping an object
- * that is not DEVICE_ONLY and small enough to populate. Under p->lock.
- */
-bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len)
-{
-	const struct fz_slot *s;
-	int i;
-
-	for (i = 0; i < NR_ANON; i++)
-		if (addr >= p->anon[i] &&
-		    addr + len <= p->anon[i] + ANON_PAGES * PAGE)
-			return true;
-	if (addr >= p->ro && addr + len <= p->ro + 2 * PAGE)
-		return true;
-	if (addr < p->slots_base ||
-	    addr + len > p->slots_base + NR_SLOTS * SLOT_PAGES * PAGE)
-		return false;
-	s = &p->slots[(addr - p->slots_base) / (SLOT_PAGES * PAGE)];
-	return s->mapped && !s->unknown && addr + len <= s->ptr + s->mapped &&
-	       !(s->flags & VGEM_P2P_CREATE_DEVICE_ONLY) &&
-	       s->size <= p->half_ram;
 }
 
 /*

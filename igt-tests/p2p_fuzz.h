@@ -50,7 +50,6 @@ enum fz_rule {
 	RULE_EINVAL,	/* a pad, unknown flag or enum value not refused */
 	RULE_EIO,	/* EIO or ENODEV, with nothing unbound */
 	RULE_SIGBUS,	/* a touch SIGBUS the uAPI does not promise */
-	RULE_DATA,	/* DMA bytes not where the op put them */
 	NR_RULES
 };
 
@@ -178,7 +177,6 @@ void fz_note(struct fz_thread *t, struct fz_op *op, int err);
 void fz_violation(struct fz_thread *t, enum fz_rule rule, const char *fmt,
 		  ...) __attribute__((format(printf, 3, 4)));
 bool fz_one_thread(const struct fz_thread *t);
-bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len);
 bool fz_pool_region(struct fz_pool *p, const char *addr, const char **start,
 		    const char **end);
 int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,

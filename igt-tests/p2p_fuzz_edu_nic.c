@@ -114,40 +114,6 @@ static void op_dereg_mr(struct fz_thread *t)
 }
 
 /*
- * With one thread nothing else changes a registration's memory or the
- * scratch buffer, so a DMA that succeeded left the same bytes on both
- * sides, whichever way it copied. The CPU reads the registration through
- * its own range, the one the device mirrors: of an object's mmap, that is
- * the object where the DMA put (or found) them, in VRAM or not. The
- * buffer was filled with fresh bytes first, so that a copy left undone
- * cannot match by chance.
- */
-static void dma_check(struct fz_thread *t, const struct edu_nic_dma *d,
-		      char *mr_addr)
-{
-	struct fz_pool *p = t->pool;
-	const char *mem = mr_addr + d->offset;
-	const char *buf = (const char *)(uintptr_t)d->user_ptr;
-	uint64_t i;
-
-	pthread_mutex_lock(&p->lock);
-	if (fz_cpu_readable(p, mem, d->length)) {
-		for (i = 0; i < d->length && mem[i] == buf[i]; i++)
-			;
-		if (i < d->length)
-			fz_violation(t, RULE_DATA,
-				     "EDU_NIC_DMA %s, %s mode, %" PRIu64 " bytes at offset %#" PRIx64 " of a registration at %p: byte %" PRIu64 " is %#x in the registration, %#x in the buffer",
-				     d->direction == EDU_NIC_DMA_TO_MR ?
-				     "to the registration" : "from it",
-				     d->mode == EDU_NIC_MODE_BULK ? "bulk" :
-				     "device", (uint64_t)d->length,
-				     (uint64_t)d->offset, mr_addr, i,
-				     (uint8_t)mem[i], (uint8_t)buf[i]);
-	}
-	pthread_mutex_unlock(&p->lock);
-}
-
-/*
  * Bulk mode is a CPU copy: cheap. The edu engine takes milliseconds per
  * command under TCG, so device mode is rare and a few bytes long.
  */
@@ -155,7 +121,6 @@ static void op_dma(struct fz_thread *t)
 {
 	struct edu_nic_dma d = {};
 	uint64_t mr_len;
-	bool checked;
 	char *mr_addr;
 
 	d.key = gen_key(t, &mr_len, &mr_addr);
@@ -179,18 +144,7 @@ static void op_dma(struct fz_thread *t)
 	d.flags = fz_pad(t);
 	t->must_einval = d.flags || d.direction > EDU_NIC_DMA_TO_MR ||
 			 d.mode > EDU_NIC_MODE_BULK;
-	/* the scratch buffer alone is no registration's memory too */
-	checked = fz_one_thread(t) && mr_addr &&
-		  d.length <= SCRATCH_PAGES * PAGE &&
-		  (char *)(uintptr_t)d.user_ptr >= t->scratch &&
-		  (char *)(uintptr_t)d.user_ptr + d.length <=
-		  t->scratch + SCRATCH_PAGES * PAGE;
-	if (checked)
-		p2p_fill((char *)(uintptr_t)d.user_ptr, d.length,
-			 (uint32_t)fz_rnd(t));
-	if (!fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d) &&
-	    checked)
-		dma_check(t, &d, mr_addr);
+	fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d);
 }
 
 static void op_mr_stats(struct fz_thread *t)
