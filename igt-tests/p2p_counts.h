@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The drivers' counts that must be back at their start values once a test
+ * has released all it made: what is left is a leak, or a count gone
+ * wrong, whatever errors the calls returned. p2p_faultinject holds each
+ * injected failure to them, p2p_fuzz each run's pool.
+ */
+#ifndef P2P_COUNTS_H
+#define P2P_COUNTS_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "p2p_common.h"
+
+struct p2p_counts {
+	long objects;		/* vgem_p2p objects (debugfs objects) */
+	long maps;		/* their importer leases (debugfs objects) */
+	long live_p2p;		/* counters: p2p_maps - p2p_unmaps */
+	uint64_t vram_used;
+	uint64_t devmem_used;
+	long nr_mrs;		/* edu_nic registrations */
+	long cur_pages;		/* edu_nic pages mirrored now */
+};
+
+/* Where they are read: the exporter's debugfs, and edu_nic0's */
+struct p2p_counts_src {
+	int vfd;
+	char dri_dir[64];
+	char edu_dir[128];	/* "" without edu_nic0: nothing of it counted */
+};
+
+static inline void p2p_counts_src_init(struct p2p_counts_src *src, int vfd)
+{
+	char link[256];
+	struct stat st;
+	ssize_t n;
+
+	src->vfd = vfd;
+	igt_assert_eq(fstat(vfd, &st), 0);
+	snprintf(src->dri_dir, sizeof(src->dri_dir),
+		 "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	src->edu_dir[0] = '\0';
+	n = readlink("/sys/class/misc/edu_nic0/device", link,
+		     sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		snprintf(src->edu_dir, sizeof(src->edu_dir),
+			 "/sys/kernel/debug/edu_nic/%s",
+			 strrchr(link, '/') + 1);
+	}
+}
+
+static inline long p2p_counts_value(const char *dir, const char *file,
+				    const char *key)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return edu_read_value(path, key);
+}
+
+static inline struct p2p_counts p2p_counts_read(const struct p2p_counts_src *src)
+{
+	struct drm_vgem_p2p_stats s = vgem_p2p_stats(src->vfd);
+	struct p2p_counts c = {};
+	char path[96], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/objects", src->dri_dir);
+	f = fopen(path, "r");
+	igt_assert_f(f, "%s\n", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != ' ')
+			c.objects++;
+		else if (strstr(line, "importer"))
+			c.maps++;
+	}
+	fclose(f);
+	c.live_p2p = p2p_counts_value(src->dri_dir, "counters", "p2p_maps") -
+		     p2p_counts_value(src->dri_dir, "counters", "p2p_unmaps");
+	c.vram_used = s.vram_used;
+	c.devmem_used = s.devmem_used;
+	if (src->edu_dir[0]) {
+		c.nr_mrs = p2p_counts_value(src->edu_dir, "stats", "nr_mrs");
+		c.cur_pages =
+			p2p_counts_value(src->edu_dir, "stats",
+					 "cur_pages_p2p") +
+			p2p_counts_value(src->edu_dir, "stats",
+					 "cur_pages_system");
+	}
+	return c;
+}
+
+struct p2p_counts_wait {
+	const struct p2p_counts_src *src;
+	const struct p2p_counts *start;
+	struct p2p_counts now;
+};
+
+static inline long p2p_counts_at_start(const void *arg)
+{
+	struct p2p_counts_wait *w = (struct p2p_counts_wait *)arg;
+
+	w->now = p2p_counts_read(w->src);
+	return !memcmp(&w->now, w->start, sizeof(w->now));
+}
+
+/*
+ * Objects are freed by a worker after their last reference goes: wait
+ * for the counts to come back to @start (wait_for_value()'s minute).
+ * Return: "" if they did; else what is not back, at @buf.
+ */
+static inline const char *p2p_counts_check(const struct p2p_counts_src *src,
+					   const struct p2p_counts *start,
+					   char *buf, size_t size)
+{
+	struct p2p_counts_wait w = { .src = src, .start = start };
+	const struct p2p_counts *c = &w.now;
+
+	buf[0] = '\0';
+	if (wait_for_value(p2p_counts_at_start, &w, 1))
+		return buf;
+	snprintf(buf, size,
+		 "objects %ld/%ld maps %ld/%ld live p2p %ld/%ld vram %" PRIu64 "/%" PRIu64 " devmem %" PRIu64 "/%" PRIu64 " mrs %ld/%ld mirrored pages %ld/%ld (now/start)",
+		 c->objects, start->objects, c->maps, start->maps,
+		 c->live_p2p, start->live_p2p, c->vram_used, start->vram_used,
+		 c->devmem_used, start->devmem_used, c->nr_mrs, start->nr_mrs,
+		 c->cur_pages, start->cur_pages);
+	return buf;
+}
+
+#endif /* P2P_COUNTS_H */
