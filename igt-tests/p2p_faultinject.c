@@ -25,6 +25,7 @@
 #include <xf86drm.h>
 
 #include "edu_nic_helpers.h"
+#include "p2p_counts.h"
 #include "vgem_p2p_common.h"
 
 IGT_TEST_DESCRIPTION("fail-nth fault injection into vgem_p2p and edu_nic: clean errors, consistent state, no leaks.");
@@ -38,20 +39,9 @@ IGT_TEST_DESCRIPTION("fail-nth fault injection into vgem_p2p and edu_nic: clean 
 #define ERRS(...) ((const int []){ __VA_ARGS__, 0 })
 
 static int vfd = -1, efd = -1, nth_fd = -1;
-static char dri_dir[64], edu_dir[128];
-
 /* What must be back where it started once everything is released */
-struct counts {
-	long objects;		/* vgem_p2p objects (debugfs objects) */
-	long maps;		/* importer mappings (debugfs objects) */
-	long live_p2p;		/* counters: p2p_maps - p2p_unmaps */
-	uint64_t vram_used;
-	uint64_t devmem_used;
-	long nr_mrs;		/* edu_nic registrations */
-	long cur_pages;		/* edu_nic pages mirrored now */
-};
-
-static struct counts start_counts;
+static struct p2p_counts_src counts_src;
+static struct p2p_counts start_counts;
 
 /* Fault injection knobs, restored at exit */
 static const struct {
@@ -123,86 +113,13 @@ static bool nth_consumed(void)
 	return consumed;
 }
 
-static void find_debugfs_dirs(void)
-{
-	char link[256], path[64];
-	struct stat st;
-	ssize_t n;
-
-	igt_assert_eq(fstat(vfd, &st), 0);
-	snprintf(dri_dir, sizeof(dri_dir), DEBUGFS "/dri/%u", minor(st.st_rdev));
-	snprintf(path, sizeof(path), "/sys/class/misc/edu_nic0/device");
-	n = readlink(path, link, sizeof(link) - 1);
-	igt_assert(n > 0);
-	link[n] = '\0';
-	snprintf(edu_dir, sizeof(edu_dir), DEBUGFS "/edu_nic/%s",
-		 strrchr(link, '/') + 1);
-}
-
-static long debugfs_value(const char *dir, const char *file, const char *key)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return edu_read_value(path, key);
-}
-
-static struct counts counts_read(void)
-{
-	struct drm_vgem_p2p_stats s = vgem_p2p_stats(vfd);
-	struct counts c = {};
-	char path[96], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/objects", dri_dir);
-	f = fopen(path, "r");
-	igt_assert_f(f, "%s\n", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] != ' ')
-			c.objects++;
-		else if (strstr(line, "importer"))
-			c.maps++;
-	}
-	fclose(f);
-	c.live_p2p = debugfs_value(dri_dir, "counters", "p2p_maps") -
-		     debugfs_value(dri_dir, "counters", "p2p_unmaps");
-	c.vram_used = s.vram_used;
-	c.devmem_used = s.devmem_used;
-	c.nr_mrs = debugfs_value(edu_dir, "stats", "nr_mrs");
-	c.cur_pages = debugfs_value(edu_dir, "stats", "cur_pages_p2p") +
-		      debugfs_value(edu_dir, "stats", "cur_pages_system");
-	return c;
-}
-
-static bool counts_equal(const struct counts *a, const struct counts *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
-/*
- * Objects are freed by a worker after their last reference goes: wait for
- * it (up to 10 s, far more than it takes) before comparing.
- */
 static void counts_check(const char *what, unsigned int n)
 {
-	struct counts c;
-	int i;
+	char buf[384];
 
-	for (i = 0; i < 1000; i++) {
-		c = counts_read();
-		if (counts_equal(&c, &start_counts))
-			return;
-		usleep(10000);
-	}
-	igt_assert_f(false,
-		     "%s, n=%u: objects %ld/%ld maps %ld/%ld live p2p %ld/%ld vram %llu/%llu devmem %llu/%llu mrs %ld/%ld mirrored pages %ld/%ld (now/start)\n",
-		     what, n, c.objects, start_counts.objects, c.maps,
-		     start_counts.maps, c.live_p2p, start_counts.live_p2p,
-		     (unsigned long long)c.vram_used,
-		     (unsigned long long)start_counts.vram_used,
-		     (unsigned long long)c.devmem_used,
-		     (unsigned long long)start_counts.devmem_used, c.nr_mrs,
-		     start_counts.nr_mrs, c.cur_pages, start_counts.cur_pages);
+	igt_assert_f(!*p2p_counts_check(&counts_src, &start_counts, buf,
+					 sizeof(buf)),
+		     "%s, n=%u: %s\n", what, n, buf);
 }
 
 /* Helpers, all without injection */
@@ -806,11 +723,12 @@ igt_main
 		igt_require_f(vfd >= 0, "no vgem_p2p device\n");
 		efd = edu_open();
 		igt_require(vgem_p2p_stats(vfd).devmem_size);
-		find_debugfs_dirs();
+		p2p_counts_src_init(&counts_src, vfd);
+		igt_assert_f(counts_src.edu_dir[0], "no edu_nic0\n");
 		knobs_set();
 		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
 		igt_assert_fd(nth_fd);
-		start_counts = counts_read();
+		start_counts = p2p_counts_read(&counts_src);
 	}
 
 	igt_describe("Fail each allocation of object creation in turn, once per kind of object (dynamic subtests vram: VGEM_P2P_CREATE in VRAM; system: in system memory; dumb: MODE_CREATE_DUMB); ENOMEM or success, state and data intact.");

@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "p2p_common.h"
+#include "p2p_counts.h"
 #include "p2p_fuzz.h"
 
 IGT_TEST_DESCRIPTION("Seeded ioctl fuzzing of vgem_p2p and edu_nic: every errno must be a documented one, and the uAPI's invariants hold.");
@@ -417,110 +418,9 @@ static void pool_init(struct fz_pool *p, bool importer)
 	}
 }
 
-/*
- * The drivers' counts p2p_faultinject holds to their start values: what
- * a run left behind, once its pool is freed, is a leak (or a count that
- * went wrong), whatever errors the calls returned.
- */
-struct fz_counts {
-	long objects;		/* vgem_p2p objects (debugfs objects) */
-	long maps;		/* their importer leases (debugfs objects) */
-	long live_p2p;		/* counters: p2p_maps - p2p_unmaps */
-	uint64_t vram_used;
-	uint64_t devmem_used;
-	long nr_mrs;		/* edu_nic registrations */
-	long cur_pages;		/* edu_nic pages mirrored now */
-};
-
-static char dri_dir[64], edu_dir[128];
-static int counts_fd = -1;
-static struct fz_counts start_counts;
-
-static void counts_init(void)
-{
-	char link[256];
-	struct stat st;
-	ssize_t n;
-
-	counts_fd = vgem_p2p_open_nth(0);
-	igt_require_f(counts_fd >= 0, "no vgem_p2p device\n");
-	igt_assert_eq(fstat(counts_fd, &st), 0);
-	snprintf(dri_dir, sizeof(dri_dir), "/sys/kernel/debug/dri/%u",
-		 minor(st.st_rdev));
-	/* no edu_nic0: nothing of edu_nic's to count */
-	n = readlink("/sys/class/misc/edu_nic0/device", link, sizeof(link) - 1);
-	edu_dir[0] = '\0';
-	if (n > 0) {
-		link[n] = '\0';
-		snprintf(edu_dir, sizeof(edu_dir), "/sys/kernel/debug/edu_nic/%s",
-			 strrchr(link, '/') + 1);
-	}
-}
-
-static long debugfs_value(const char *dir, const char *file, const char *key)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return edu_read_value(path, key);
-}
-
-static struct fz_counts counts_read(void)
-{
-	struct drm_vgem_p2p_stats s = vgem_p2p_stats(counts_fd);
-	struct fz_counts c = {};
-	char path[96], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/objects", dri_dir);
-	f = fopen(path, "r");
-	igt_assert_f(f, "%s\n", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] != ' ')
-			c.objects++;
-		else if (strstr(line, "importer"))
-			c.maps++;
-	}
-	fclose(f);
-	c.live_p2p = debugfs_value(dri_dir, "counters", "p2p_maps") -
-		     debugfs_value(dri_dir, "counters", "p2p_unmaps");
-	c.vram_used = s.vram_used;
-	c.devmem_used = s.devmem_used;
-	if (edu_dir[0]) {
-		c.nr_mrs = debugfs_value(edu_dir, "stats", "nr_mrs");
-		c.cur_pages = debugfs_value(edu_dir, "stats", "cur_pages_p2p") +
-			      debugfs_value(edu_dir, "stats", "cur_pages_system");
-	}
-	return c;
-}
-
-static long counts_at_start(const void *arg)
-{
-	struct fz_counts c = counts_read();
-
-	return !memcmp(&c, &start_counts, sizeof(c));
-}
-
-/*
- * Objects are freed by a worker after their last reference goes: wait
- * for the counts. Return what is not back, at @buf, or "" if all are.
- */
-static void counts_check(char *buf, size_t size)
-{
-	struct fz_counts c;
-
-	buf[0] = '\0';
-	if (wait_for_value(counts_at_start, NULL, 1))
-		return;
-	c = counts_read();
-	snprintf(buf, size,
-		 "counts not back after the pool was freed (seed %" PRIu64 "): objects %ld/%ld maps %ld/%ld live p2p %ld/%ld vram %" PRIu64 "/%" PRIu64 " devmem %" PRIu64 "/%" PRIu64 " mrs %ld/%ld mirrored pages %ld/%ld (now/start)",
-		 base_seed, c.objects, start_counts.objects, c.maps,
-		 start_counts.maps, c.live_p2p, start_counts.live_p2p,
-		 c.vram_used, start_counts.vram_used, c.devmem_used,
-		 start_counts.devmem_used, c.nr_mrs, start_counts.nr_mrs,
-		 c.cur_pages, start_counts.cur_pages);
-}
+/* Held to their start values once the pool is freed (p2p_counts.h) */
+static struct p2p_counts_src counts_src;
+static struct p2p_counts start_counts;
 
 /* Release everything; the drivers' counts must be back where they were */
 static void pool_fini(struct fz_pool *p)
@@ -599,8 +499,8 @@ static void run(enum fz_mode mode, int nthreads, unsigned long calls)
 {
 	struct fz_thread threads[NR_THREADS] = {};
 	unsigned long sum = 0;
-	char report[NR_RULES * 520 + 512];
-	int n = 0, r;
+	char report[NR_RULES * 520 + 512], counts[384];
+	int counts_fd, n = 0, r;
 	time_t start = time(NULL);
 	unsigned int d;
 	int i;
@@ -615,8 +515,10 @@ static void run(enum fz_mode mode, int nthreads, unsigned long calls)
 	memset(violation, 0, sizeof(violation));
 	kmsg("[IGT] p2p_fuzz: %s, seed %" PRIu64 "\n", igt_subtest_name(),
 	     base_seed);
-	counts_init();
-	start_counts = counts_read();
+	counts_fd = vgem_p2p_open_nth(0);
+	igt_require_f(counts_fd >= 0, "no vgem_p2p device\n");
+	p2p_counts_src_init(&counts_src, counts_fd);
+	start_counts = p2p_counts_read(&counts_src);
 	pool_init(&pool, mode != MODE_EXPORTER);
 
 	for (i = 0; i < nthreads; i++) {
@@ -646,8 +548,11 @@ static void run(enum fz_mode mode, int nthreads, unsigned long calls)
 		 sum, (long)(time(NULL) - start), base_seed, total_calls);
 	print_histograms();
 	/* every rule's first breach, so that one run shows them all */
-	counts_check(report, 512);
-	n = strlen(report);
+	n = 0;
+	if (*p2p_counts_check(&counts_src, &start_counts, counts, sizeof(counts)))
+		n = snprintf(report, sizeof(report),
+			     "counts not back after the pool was freed (seed %" PRIu64 "): %s",
+			     base_seed, counts);
 	for (r = 0; r < NR_RULES; r++)
 		if (violation[r][0])
 			n += snprintf(report + n, sizeof(report) - n, "%s%s",

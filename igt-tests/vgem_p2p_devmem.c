@@ -133,6 +133,16 @@ static void *anon(size_t size)
 	return p;
 }
 
+/* Page @i of @p's /proc/self/pagemap entry, read from @fd */
+static uint64_t pagemap_entry(int fd, const void *p, size_t i)
+{
+	uint64_t e;
+	off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
+
+	igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
+	return e;
+}
+
 /*
  * The device pfn behind each page of [p, p + npages pages), from
  * /proc/self/pagemap: a device-private page is a swap entry (bit 62) whose
@@ -145,10 +155,8 @@ static void device_pfns(void *p, size_t npages, uint64_t *pfn)
 
 	igt_assert(fd >= 0);
 	for (i = 0; i < npages; i++) {
-		uint64_t e;
-		off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
+		uint64_t e = pagemap_entry(fd, p, i);
 
-		igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
 		igt_assert_f(e >> 62 & 1, "page %zu not a swap entry\n", i);
 		pfn[i] = (e & ((1ull << 55) - 1)) >> 5;
 		igt_assert(pfn[i]);
@@ -210,10 +218,8 @@ static void assert_in_ram(void *p, size_t npages)
 
 	igt_assert(fd >= 0);
 	for (i = 0; i < npages; i++) {
-		uint64_t e;
-		off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
+		uint64_t e = pagemap_entry(fd, p, i);
 
-		igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
 		igt_assert_f(e >> 63 & 1 && !(e >> 62 & 1),
 			     "page %zu is not in RAM (pagemap %#" PRIx64 ")\n",
 			     i, e);
