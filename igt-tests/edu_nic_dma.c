@@ -532,20 +532,6 @@ static void test_mprotect_fork_during_dma(int fd)
 	munmap(p, size);
 }
 
-#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
-#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
-
-static void edu_release_dma(int sig)
-{
-	edu_write_str(EDU_HOLD_DMA, "0");
-}
-
-/* The number in the file @path names, for wait_for_value() */
-static long read_int_at(const void *path)
-{
-	return edu_read_int(path);
-}
-
 /*
  * A teardown (DEREG_MR, close) during a DMA: two device reads of the
  * region, one after the other, in a thread of its own. The first takes
@@ -590,7 +576,7 @@ static int start_held_dmas(struct teardown_dma *d, pthread_t *t, int *held)
 	igt_assert(d->buf[0] && d->buf[1]);
 	igt_assert_eq(write(hold, "1", 1), 1);
 	igt_assert_eq(pthread_create(t, NULL, teardown_dma_thread, d), 0);
-	*held = wait_for_value(read_int_at, EDU_HELD_DMA, 1);
+	*held = wait_for_value(edu_read_int_at, EDU_HELD_DMA, 1);
 	return hold;
 }
 

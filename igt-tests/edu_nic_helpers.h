@@ -88,6 +88,26 @@ static inline bool edu_write_str(const char *path, const char *s)
 	return ok;
 }
 
+/* The number in the file @path names, for wait_for_value() */
+static inline long edu_read_int_at(const void *path)
+{
+	return edu_read_int(path);
+}
+
+/*
+ * edu_nic's engine hold: while hold_dma is 1, a transfer that has taken
+ * the engine waits there before its first command; held_dma counts those
+ * waiting.
+ */
+#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
+#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
+
+/* An exit handler: a failed subtest must not leave the engine held */
+static inline void edu_release_dma(int sig)
+{
+	edu_write_str(EDU_HOLD_DMA, "0");
+}
+
 static inline int edu_open_nth(int n)
 {
 	char path[32];

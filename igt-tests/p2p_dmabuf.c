@@ -508,19 +508,6 @@ static void test_move_during_dma(int vfd, int fd)
 	obj_free(vfd, &o);
 }
 
-#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
-#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
-
-static void release_engine(int sig)
-{
-	edu_write_str(EDU_HOLD_DMA, "0");
-}
-
-static long engine_held(const void *unused)
-{
-	return edu_read_int(EDU_HELD_DMA);
-}
-
 /* A call made by a thread of its own: its result, and whether it returned */
 struct bg_call {
 	int fd;
@@ -620,10 +607,10 @@ static void test_fenced_move_frees_engine(int vfd, int fd, bool p2p)
 	s0 = edu_mr_stats(fd, mr.key);
 
 	/* the dma-buf read holds the engine, past its own lock_mirror */
-	igt_install_exit_handler(release_engine);
+	igt_install_exit_handler(edu_release_dma);
 	igt_assert(edu_write_str(EDU_HOLD_DMA, "1"));
 	igt_assert_eq(pthread_create(&tr, NULL, bg_read, &fenced), 0);
-	held = wait_for_value(engine_held, NULL, 1);
+	held = wait_for_value(edu_read_int_at, EDU_HELD_DMA, 1);
 
 	/* the move takes the reservation and waits for the fence */
 	igt_assert_eq(vgem_p2p_fence_attach(vfd, o.handle, VGEM_FENCE_WRITE,

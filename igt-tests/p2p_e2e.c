@@ -887,12 +887,6 @@ static void *held_read(void *arg)
 	return NULL;
 }
 
-/* The number in the file @path names, for wait_for_value() */
-static long read_int_at(const void *path)
-{
-	return edu_read_int(path);
-}
-
 /*
  * Start @r in a thread of its own with hold_after_lookup set, and wait
  * until its walk has its answer and waits before the check. Return:
@@ -903,7 +897,7 @@ static int start_held_read(struct held_read *r, pthread_t *t)
 	igt_install_exit_handler(edu_release_held);
 	igt_assert(edu_write_str(hold_path, "1"));
 	igt_assert_eq(pthread_create(t, NULL, held_read, r), 0);
-	return wait_for_value(read_int_at, held_path, 1);
+	return wait_for_value(edu_read_int_at, held_path, 1);
 }
 
 /*
@@ -1006,14 +1000,6 @@ static void test_move_before_check(int vfd, int fd)
 	free(r.buf);
 }
 
-#define EDU_HOLD_DMA	"/sys/kernel/debug/edu_nic/hold_dma"
-#define EDU_HELD_DMA	"/sys/kernel/debug/edu_nic/held_dma"
-
-static void edu_release_dma(int sig)
-{
-	edu_write_str(EDU_HOLD_DMA, "0");
-}
-
 /* edu_nic0's transfers queued for its engine */
 static long edu_dma_waiting(const void *unused)
 {
@@ -1089,7 +1075,7 @@ static void test_move_while_queued(int vfd, int fd)
 	igt_install_exit_handler(edu_release_dma);
 	igt_assert(edu_write_str(EDU_HOLD_DMA, "1"));
 	igt_assert_eq(pthread_create(&th, NULL, held_read, &holder), 0);
-	held = wait_for_value(read_int_at, EDU_HELD_DMA, 1);
+	held = wait_for_value(edu_read_int_at, EDU_HELD_DMA, 1);
 	igt_assert_eq(pthread_create(&tq, NULL, held_read, &queued), 0);
 	waiting = wait_for_value(edu_dma_waiting, NULL, 1);
 	igt_assert_eq(pthread_create(&tm, NULL, bg_move, &move), 0);
@@ -1379,7 +1365,7 @@ static void test_failed_fault_invalidated(int fd)
 	igt_install_exit_handler(edu_release_failed_fault);
 	igt_assert(edu_write_str(hold_fault_path, "1"));
 	igt_assert_eq(pthread_create(&t, NULL, held_read, &r), 0);
-	igt_assert_f(wait_for_value(read_int_at, held_fault_path, 1) == 1,
+	igt_assert_f(wait_for_value(edu_read_int_at, held_fault_path, 1) == 1,
 		     "the fault of a %" PRIu64 " MiB region did not fail in its map step\n",
 		     size >> 20);
 	held = swiotlb_used(NULL);
@@ -1485,7 +1471,7 @@ static void test_unbind_during_fault(int vfd, int *fdp)
 	igt_install_exit_handler(edu_release_held);
 	igt_assert(edu_write_str(hold_path, "1"));
 	igt_assert_eq(pthread_create(&tr, NULL, held_reg, &r), 0);
-	held = wait_for_value(read_int_at, held_path, 1);
+	held = wait_for_value(edu_read_int_at, held_path, 1);
 	igt_assert_eq(write(u.go[1], "u", 1), 1);
 	/* the unbind is in remove() once the device node is gone */
 	wait_for_value(path_exists, "/sys/class/misc/edu_nic0", 0);
