@@ -2,8 +2,8 @@
 # Everything built against the kernel tree but outside it: the external
 # modules, user space (meson), and the kernel's own hmm-tests.
 
-MODBUILD=$VP2P_BUILD/modules
-MESONBUILD=$VP2P_BUILD/meson
+MODBUILD=$VP2P_BUILD/modules$VP2P_LINUX_SUFFIX
+MESONBUILD=$VP2P_BUILD/meson$VP2P_LINUX_SUFFIX
 
 # Module directories in the repo. Kbuild writes objects next to the
 # sources with M=, so each is mirrored into the build directory first;

@@ -11,8 +11,6 @@ VP2P_CACHE=${VP2P_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vgem-p2p}
 VP2P_BUILD=${VP2P_BUILD:-$VP2P_TOP/build}
 VP2P_JOBS=${VP2P_JOBS:-$(nproc)}
 
-KSRC=$VP2P_CACHE/linux		# git tree: pristine commit + drm-patches
-KOBJ=$VP2P_CACHE/kbuild		# O= object directory
 LOGDIR=$VP2P_BUILD/logs
 export CCACHE_DIR=${CCACHE_DIR:-$VP2P_CACHE/ccache}
 
@@ -89,3 +87,6 @@ kmake()
 	make -C "$KSRC" O="$KOBJ" -j"$VP2P_JOBS" CC="ccache gcc" \
 		HOSTCC="ccache gcc" "$@"
 }
+
+# the kernel line: KSRC, KOBJ, the series, where the source comes from
+source "$VP2P_TOP/qemu/lib/linux-source.sh"

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: MIT
 # The kernel tree in VP2P_CACHE: extraction, the drm-patches series, the
-# config, and the build. Sourced after common.sh.
+# config, and the build. Sourced after common.sh and linux-source.sh.
 
-KTARBALL=${KTARBALL:-/usr/src/linux-source-6.1.tar.xz}
 # Config fragments, merged in order onto tinyconfig: a later fragment
 # overrides an earlier one (the bench kernel adds kernel-bench.config).
-KFRAGMENTS=${KFRAGMENTS:-$VP2P_TOP/qemu/kernel.config}
+# kernel-LINE.config holds what only that kernel line has.
+KFRAGMENTS=${KFRAGMENTS:-$VP2P_TOP/qemu/kernel.config $VP2P_TOP/qemu/kernel-$VP2P_LINUX.config}
 
 # The series is identified by its content, not by mtimes: a fresh clone
 # has new mtimes but the same series, and must not re-apply it.
 series_hash()
 {
-	cat /dev/null "$VP2P_TOP"/drm-patches/*.patch 2>/dev/null |
+	cat /dev/null "$VP2P_SERIES"/*.patch 2>/dev/null |
 		sha256sum | cut -c1-16
 }
 
@@ -22,15 +22,16 @@ _extract_pristine()
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	tar -C "$tmp" -xJf "$KTARBALL"
-	mv "$tmp"/linux-source-6.1 "$KSRC"
+	mv "$tmp"/linux-source-"$VP2P_LINUX" "$KSRC"
 	rmdir "$tmp"
 	cd "$KSRC"
 	git init -q -b pristine
 	# Debian's .gitignore ignores the whole top level.
 	git add -f -A
 	git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
-		commit -q -m "Debian linux-source-6.1 $(make -s kernelversion)"
+		commit -q -m "Debian linux-source-$VP2P_LINUX $(linux_source_version)"
 	git tag pristine
+	linux_source_version >.git/vp2p-debian-version
 }
 
 # The series is applied in a scratch worktree, and the tree then switches
@@ -46,7 +47,7 @@ _apply_series()
 	if [ "$(git rev-parse HEAD)" = "$(git rev-parse 'tags/pristine^{commit}')" ]; then
 		local patches
 
-		patches=$(ls "$VP2P_TOP"/drm-patches/*.patch 2>/dev/null | grep -v /0000-)
+		patches=$(ls "$VP2P_SERIES"/*.patch 2>/dev/null | grep -v /0000-)
 		git checkout -q -B vp2p || return 1
 		if [ -n "$patches" ]; then
 			git -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
@@ -58,10 +59,10 @@ _apply_series()
 	rm -rf "$tmp"
 	git worktree prune
 	git worktree add -q --detach "$tmp" tags/pristine || return 1
-	if ls "$VP2P_TOP"/drm-patches/*.patch >/dev/null 2>&1; then
+	if ls "$VP2P_SERIES"/*.patch >/dev/null 2>&1; then
 		git -C "$tmp" -c user.name=vgem-p2p -c user.email=vgem-p2p@invalid \
 			am -q --whitespace=nowarn \
-			$(ls "$VP2P_TOP"/drm-patches/*.patch | grep -v /0000-) ||
+			$(ls "$VP2P_SERIES"/*.patch | grep -v /0000-) ||
 			return 1
 	fi
 	head=$(git -C "$tmp" rev-parse HEAD)
@@ -70,17 +71,27 @@ _apply_series()
 	series_hash >.git/vp2p-series
 }
 
+# kernel_tree_current: the tree was extracted from KTARBALL's version.
+# 6.1's trees predate the record, and bookworm's package is the only
+# source they come from.
+kernel_tree_current()
+{
+	[ -d "$KSRC/.git" ] || return 1
+	[ "$VP2P_LINUX" = 6.1 ] && return 0
+	[ "$(cat "$KSRC/.git/vp2p-debian-version" 2>/dev/null)" = "$(linux_source_version)" ]
+}
+
 kernel_prepare_tree()
 {
-	[ -r "$KTARBALL" ] || die "$KTARBALL missing (apt-get install linux-source-6.1)"
 	mkdir -p "$VP2P_CACHE"
-	if [ ! -d "$KSRC/.git" ]; then
+	linux_source_fetch || exit 1
+	if ! kernel_tree_current; then
 		rm -rf "$KSRC"
-		step "$LOGDIR/extract.log" "extract linux-source-6.1" \
+		step "$LOGDIR/extract.log" "extract linux-source-$VP2P_LINUX $(linux_source_version)" \
 			_extract_pristine || exit 1
 	fi
 	if [ "$(cat "$KSRC/.git/vp2p-series" 2>/dev/null)" != "$(series_hash)" ]; then
-		step "$LOGDIR/series.log" "apply drm-patches ($(series_hash))" \
+		step "$LOGDIR/series.log" "apply ${VP2P_SERIES#"$VP2P_TOP"/} ($(series_hash))" \
 			_apply_series || exit 1
 	fi
 }
@@ -133,7 +144,8 @@ kernel_configure()
 {
 	local want
 
-	want=$(cat $KFRAGMENTS "$KSRC/.git/vp2p-series" | sha256sum | cut -c1-16)
+	want=$(cat $KFRAGMENTS "$KSRC/.git/vp2p-series" \
+		"$KSRC/.git/vp2p-debian-version" 2>/dev/null | sha256sum | cut -c1-16)
 	[ "$(cat "$KOBJ/.vp2p-config" 2>/dev/null)" = "$want" ] && return 0
 	mkdir -p "$KOBJ"
 	step "$LOGDIR/config.log" "configure (tinyconfig + $(cd "$VP2P_TOP" &&

@@ -14,12 +14,15 @@ _qemu_cmd()	# _qemu_cmd TOPOLOGY OUTDIR EXTRA-CMDLINE
 	# Nested KVM on these machines is far slower than TCG; opt-in only.
 	[ "${VP2P_KVM:-0}" = 1 ] && accel=kvm
 	# 6.1 mounts a nodev root by root= minus its "/dev/" prefix, so the
-	# tag for root=/dev/root is "root" (newer kernels take "/dev/root").
+	# tag for root=/dev/root is "root"; newer kernels take "/dev/root".
+	local roottag=root
+
+	[ "$VP2P_LINUX" = 6.1 ] || roottag=/dev/root
 	echo qemu-system-x86_64 -accel $accel -smp "$VP2P_VM_CPUS" \
 		-m "$VP2P_VM_MEM" -no-reboot -nodefaults \
 		-kernel "$(kernel_image)" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
-		-device virtio-9p-pci,fsdev=root,mount_tag=root \
+		-device virtio-9p-pci,fsdev=root,mount_tag=$roottag \
 		-fsdev local,id=out,path="$2",security_model=none \
 		-device virtio-9p-pci,fsdev=out,mount_tag=vp2pout \
 		$(topology_qemu_args "$1")
