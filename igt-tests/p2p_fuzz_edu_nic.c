@@ -5,7 +5,7 @@
  */
 #include <sys/ioctl.h>
 
-#include "p2p_fuzz.h"
+#include "p2p_fuzz_drivers.h"
 
 enum {
 	OP_REG_MR, OP_DEREG_MR, OP_DMA, OP_MR_STATS, OP_DEV_STATS, OP_DMA_RAW,
@@ -270,4 +270,4 @@ static struct fz_op ops[NR_OPS] = {
 	},
 };
 
-const struct fz_driver fz_edu_nic = { ops, NR_OPS };
+const struct fz_driver fz_edu_nic = { ops, NR_OPS, NULL };

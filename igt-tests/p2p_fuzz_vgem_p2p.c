@@ -6,12 +6,11 @@
  */
 #include <inttypes.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <xf86drm.h>
 
-#include "p2p_fuzz.h"
+#include "p2p_fuzz_drivers.h"
 
 enum {
 	OP_CREATE, OP_DUMB_CREATE, OP_MAP_DUMB, OP_GEM_CLOSE, OP_PRIME_EXPORT,
@@ -22,6 +21,8 @@ enum {
 };
 
 static struct fz_op ops[NR_OPS];
+
+static void settle_fences(struct fz_thread *t);
 
 static uint32_t gen_handle(struct fz_thread *t, uint64_t *size, uint32_t *flags)
 {
@@ -362,7 +363,7 @@ static void op_fence_attach(struct fz_thread *t)
 		     DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
 		return;
 	if (t->nfences == POOL_FENCES)
-		fz_settle_fences(t);
+		settle_fences(t);
 	t->fences[t->nfences++] = a.out_fence;
 	pthread_mutex_lock(&p->lock);
 	if (p->nfences < POOL_FENCES)
@@ -372,7 +373,8 @@ static void op_fence_attach(struct fz_thread *t)
 	pthread_mutex_unlock(&p->lock);
 }
 
-void fz_settle_fences(struct fz_thread *t)
+/* The driver's settle hook: signal the fences @t attached, uncounted */
+static void settle_fences(struct fz_thread *t)
 {
 	struct drm_vgem_fence_signal s = {};
 
@@ -515,23 +517,11 @@ static void op_munmap(struct fz_thread *t)
 /*
  * A CPU touch of a device-only object gets SIGBUS by design, and with
  * several threads the pool's idea of which object a slot maps can be
- * stale; so a touch runs under a SIGBUS catcher, and SIGBUS counts as
- * its EFAULT. With one thread the pool knows the object, and SIGBUS is
- * a breach unless the uAPI promises it: a DEVICE_ONLY object, or one
- * larger than half of RAM, whose pages never populate.
+ * stale; so a touch runs under the engine's SIGBUS catcher, and SIGBUS
+ * counts as its EFAULT. With one thread the pool knows the object, and
+ * SIGBUS is a breach unless the uAPI promises it: a DEVICE_ONLY object,
+ * or one larger than half of RAM, whose pages never populate.
  */
-static __thread sigjmp_buf *volatile touch_jmp;
-
-/* Outside a touch: back to the default, and the access faults again */
-void fz_touch_sigbus(int sig)
-{
-	if (!touch_jmp) {
-		signal(sig, SIG_DFL);
-		return;
-	}
-	siglongjmp(*touch_jmp, 1);
-}
-
 /*
  * Read, and maybe write, a word of a mapping: faults move evicted objects
  * back and migrate device-private pages to RAM.
@@ -555,7 +545,7 @@ static void op_touch(struct fz_thread *t)
 	if (s->mapped) {
 		w = (uint32_t *)(s->ptr + fz_below(t, s->mapped / PAGE) * PAGE);
 		if (sigsetjmp(jmp, 1)) {
-			touch_jmp = NULL;
+			fz_sigbus_jmp = NULL;
 			fz_note(t, &ops[OP_TOUCH], EFAULT);
 			if (fz_one_thread(t) && !s->unknown &&
 			    !(s->flags & VGEM_P2P_CREATE_DEVICE_ONLY) &&
@@ -565,12 +555,12 @@ static void op_touch(struct fz_thread *t)
 					     s->size, s->flags,
 					     ((char *)w - s->ptr) / (ptrdiff_t)PAGE);
 		} else {
-			touch_jmp = &jmp;
+			fz_sigbus_jmp = &jmp;
 			if (s->writable)
 				*w += 1;
 			else
 				(void)*w;
-			touch_jmp = NULL;
+			fz_sigbus_jmp = NULL;
 			fz_note(t, &ops[OP_TOUCH], 0);
 		}
 	}
@@ -696,4 +686,4 @@ static struct fz_op ops[NR_OPS] = {
 	},
 };
 
-const struct fz_driver fz_vgem_p2p = { ops, NR_OPS };
+const struct fz_driver fz_vgem_p2p = { ops, NR_OPS, settle_fences };

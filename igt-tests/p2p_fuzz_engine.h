@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * p2p_fuzz's engine as the drivers' operation tables see it: the pools
- * the threads share, each thread's random stream, and the generators of
- * arguments, good and bad. An operation is one entry of a driver's table
- * (p2p_fuzz_vgem_p2p.c, p2p_fuzz_edu_nic.c): its name, the errnos it may
- * return, its weight in each subtest and the function that makes one
- * call. The errnos are each operation's only list: the engine fails a
- * run on any other. Beside them, the engine holds every call to the
- * invariants of enum fz_rule.
+ * p2p_fuzz's engine (p2p_fuzz_engine.c), as its users see it: the pools
+ * the threads share, each thread's random stream, the generators of
+ * arguments, good and bad, the counted calls, the invariants of enum
+ * fz_rule, and fz_run(), which runs threads over operation tables.
+ *
+ * The dependency goes one way: the operation tables (p2p_fuzz_vgem_p2p.c,
+ * p2p_fuzz_edu_nic.c) call into the engine, and the test binary
+ * (p2p_fuzz.c) hands it the tables to run; the engine calls neither, but
+ * through a table. An operation is one entry of a driver's table, its
+ * name, the errnos it may return, its weight in each subtest and the
+ * function that makes one call. The errnos are each operation's only
+ * list: the engine fails a run on any other. Beside them, the engine
+ * holds every call to the invariants of enum fz_rule.
  */
-#ifndef P2P_FUZZ_H
-#define P2P_FUZZ_H
+#ifndef P2P_FUZZ_ENGINE_H
+#define P2P_FUZZ_ENGINE_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,7 +72,7 @@ struct fz_op {
 	void (*call)(struct fz_thread *t);
 	/*
 	 * Runs with the calling thread's fences pending: it neither moves
-	 * nor waits for an object (fz_settle_fences())
+	 * nor waits for an object (struct fz_driver's settle)
 	 */
 	bool under_fences;
 	/* this subtest's calls, by errno (0: success) */
@@ -78,6 +84,12 @@ struct fz_op {
 struct fz_driver {
 	struct fz_op *ops;
 	unsigned int nr_ops;
+	/*
+	 * Before each call of an op not marked under_fences, and at the
+	 * thread's end: let go of whatever would make a move or a wait of
+	 * this thread's wait for itself (vgem's fences it attached)
+	 */
+	void (*settle)(struct fz_thread *t);
 };
 
 struct fz_obj {
@@ -156,15 +168,14 @@ struct fz_thread {
 	bool must_einval, may_enodev, may_eio;
 };
 
-/* The drivers, in the order their operations are weighed */
-extern const struct fz_driver fz_vgem_p2p, fz_edu_nic;
+/*
+ * A CPU access that may get SIGBUS runs with fz_sigbus_jmp pointing at
+ * a sigsetjmp() buffer (and a SIGBUS longjmps there); outside one, SIGBUS
+ * is fatal again. fz_engine_init() installs the catcher.
+ */
+extern __thread sigjmp_buf *volatile fz_sigbus_jmp;
 
-/* p2p_fuzz_vgem_p2p.c: SIGBUS outside a CPU touch is fatal again */
-void fz_touch_sigbus(int sig);
-/* p2p_fuzz_vgem_p2p.c: signal the fences @t attached, uncounted */
-void fz_settle_fences(struct fz_thread *t);
-
-/* p2p_fuzz.c: random numbers, argument generators, counted calls */
+/* Random numbers, argument generators, counted calls */
 uint64_t fz_rnd(struct fz_thread *t);
 uint64_t fz_below(struct fz_thread *t, uint64_t n);
 bool fz_one_in(struct fz_thread *t, uint64_t n);
@@ -184,4 +195,10 @@ int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,
 void fz_stale_push(struct fz_pool *p, uint32_t *ring, uint32_t v);
 void fz_slot_reset(struct fz_slot *s);
 
-#endif /* P2P_FUZZ_H */
+/* The test binary's side: install the engine, run one subtest */
+void fz_engine_init(void);
+void fz_run(const struct fz_driver *const *drivers, unsigned int nr_drivers,
+	    enum fz_mode mode, int nthreads, unsigned long calls,
+	    uint64_t seed);
+
+#endif /* P2P_FUZZ_ENGINE_H */
