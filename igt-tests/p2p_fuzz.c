@@ -9,8 +9,9 @@
  * returns must be in the set the uAPI headers document for it, and every
  * call holds to the invariants of enum fz_rule: a pad, an unknown flag or
  * enum value gets EINVAL; no EIO or ENODEV, as nothing is unbound; with
- * one thread, SIGBUS only where the uAPI promises it. Once the pool is
- * freed, the drivers' counts are back at their start values.
+ * one thread, SIGBUS only where the uAPI promises it; a DMA that
+ * succeeded left its bytes where it put them. Once the pool is freed,
+ * the drivers' counts are back at their start values.
  *
  * The seed comes from --seed N, else VP2P_FUZZ_SEED, else the clock; it
  * is printed first. With one thread a run is reproducible; with several,

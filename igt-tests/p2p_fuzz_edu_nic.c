@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * p2p_fuzz's edu_nic operations: every edu_nic ioctl, on ranges of
- * anonymous memory, of object mmaps that move, and of nothing at all.
+ * anonymous memory, of object mmaps that move, and of nothing at all;
+ * and a DMA round trip through a registration of the thread's own.
  */
+#include <inttypes.h>
 #include <sys/ioctl.h>
 
 #include "p2p_fuzz_drivers.h"
 
 enum {
 	OP_REG_MR, OP_DEREG_MR, OP_DMA, OP_MR_STATS, OP_DEV_STATS, OP_DMA_RAW,
-	OP_EDU_BAD,
+	OP_EDU_BAD, OP_DMA_OWN,
 	NR_OPS
 };
 
@@ -114,12 +116,103 @@ static void op_dereg_mr(struct fz_thread *t)
 }
 
 /*
+ * The data rule: a DMA that succeeded left its bytes where it put them.
+ * It holds where nothing but the op itself can have changed them between
+ * the CPU's fill and its look: the user buffer is the thread's scratch
+ * (fz_thread_owns()), and the registration's memory is the pool's, which
+ * only a one-thread run leaves alone, or the thread's own (op_dma_own()).
+ * The CPU reaches the registration through its own range, the one the
+ * device mirrors: of an object's shared mmap, that is the object, in VRAM
+ * or not, so a move that lost the bytes shows too.
+ *
+ * Before the call, each side gets fresh bytes of its own, so that a copy
+ * left undone, short, or from a stale mirror cannot match by chance: the
+ * buffer always; the registration, through the CPU, when the device
+ * reads it and the CPU may write it (dma_fill()). After it, the two must
+ * be equal (dma_check()). @mem and @buf are the DMA's two ends.
+ */
+struct dma_sides {
+	char *mem;
+	char *buf;
+	uint64_t len;
+	bool checked;
+};
+
+/* Under p->lock where the registration is the pool's (@pool_mem) */
+static void dma_fill(struct fz_thread *t, const struct edu_nic_dma *d,
+		     struct dma_sides *x, bool pool_mem)
+{
+	struct fz_pool *p = t->pool;
+	uint32_t seed = (uint32_t)fz_rnd(t);
+
+	x->checked = false;
+	if (!fz_thread_owns(t, x->buf, x->len))
+		return;
+	if (pool_mem)
+		pthread_mutex_lock(&p->lock);
+	if (!pool_mem || fz_cpu_readable(p, x->mem, x->len)) {
+		x->checked = true;
+		if (d->direction == EDU_NIC_DMA_FROM_MR &&
+		    (!pool_mem || fz_cpu_writable(p, x->mem, x->len)) &&
+		    fz_cpu_fill(x->mem, x->len, seed ^ 0x5bd1e995u)) {
+			fz_violation(t, RULE_SIGBUS,
+				     "SIGBUS writing %" PRIu64 " bytes at %p, memory of a registration the CPU may write",
+				     x->len, x->mem);
+			x->checked = false;
+		}
+		/* what the CPU wrote is in memory before the ioctl */
+		__sync_synchronize();
+	}
+	if (pool_mem)
+		pthread_mutex_unlock(&p->lock);
+	if (x->checked)
+		p2p_fill(x->buf, x->len, seed);
+}
+
+/* Which page of the transfer starting at @mem byte @at is in, from 1 */
+static uint64_t page_of(const char *mem, uint64_t at)
+{
+	return ((uintptr_t)mem + at) / PAGE - (uintptr_t)mem / PAGE + 1;
+}
+
+static void dma_check(struct fz_thread *t, const struct edu_nic_dma *d,
+		      const struct dma_sides *x, bool pool_mem,
+		      const char *what)
+{
+	struct fz_pool *p = t->pool;
+	uint64_t at = 0;
+	int ret;
+
+	if (!x->checked)
+		return;
+	if (pool_mem)
+		pthread_mutex_lock(&p->lock);
+	ret = fz_cpu_cmp(x->mem, x->buf, x->len, &at);
+	if (ret < 0)
+		fz_violation(t, RULE_SIGBUS,
+			     "SIGBUS reading %" PRIu64 " bytes at %p, memory of a registration the CPU may read",
+			     x->len, x->mem);
+	else if (ret)
+		fz_violation(t, RULE_DATA,
+			     "%s %s, %s mode, %" PRIu64 " bytes at offset %#" PRIx64 " of a registration at %p: byte %" PRIu64 ", in the transfer's page %" PRIu64 " of %" PRIu64 ", is %#x in the registration, %#x in the buffer",
+			     what, d->direction == EDU_NIC_DMA_TO_MR ?
+			     "to the registration" : "from it",
+			     d->mode == EDU_NIC_MODE_BULK ? "bulk" : "device",
+			     x->len, (uint64_t)d->offset, x->mem - d->offset,
+			     at, page_of(x->mem, at), page_of(x->mem, x->len - 1),
+			     (uint8_t)x->mem[at], (uint8_t)x->buf[at]);
+	if (pool_mem)
+		pthread_mutex_unlock(&p->lock);
+}
+
+/*
  * Bulk mode is a CPU copy: cheap. The edu engine takes milliseconds per
  * command under TCG, so device mode is rare and a few bytes long.
  */
 static void op_dma(struct fz_thread *t)
 {
 	struct edu_nic_dma d = {};
+	struct dma_sides x = {};
 	uint64_t mr_len;
 	char *mr_addr;
 
@@ -144,7 +237,56 @@ static void op_dma(struct fz_thread *t)
 	d.flags = fz_pad(t);
 	t->must_einval = d.flags || d.direction > EDU_NIC_DMA_TO_MR ||
 			 d.mode > EDU_NIC_MODE_BULK;
-	fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d);
+	/* a DMA within the registration the pool knows, one thread only */
+	if (fz_one_thread(t) && mr_addr && !t->must_einval &&
+	    d.offset < mr_len && d.length <= mr_len - d.offset) {
+		x.mem = mr_addr + d.offset;
+		x.buf = (char *)(uintptr_t)d.user_ptr;
+		x.len = d.length;
+		dma_fill(t, &d, &x, true);
+	}
+	if (!fz_ioctl(t, &ops[OP_DMA], t->pool->efd, EDU_NIC_IOCTL_DMA, &d))
+		dma_check(t, &d, &x, true, "EDU_NIC_DMA");
+}
+
+/*
+ * A round trip through memory no other thread's op names, in every mode:
+ * the thread registers its own memory (t->own), DMAs fresh bytes from the
+ * scratch buffer into it, and back into the buffer after the CPU changed
+ * them, each checked; then lets it go.
+ */
+static void op_dma_own(struct fz_thread *t)
+{
+	struct fz_pool *p = t->pool;
+	struct edu_nic_reg_mr r = {};
+	struct edu_nic_dereg_mr dr = {};
+	struct edu_nic_dma d = {};
+	struct dma_sides x = {};
+	int dir;
+
+	r.addr = (uintptr_t)t->own;
+	r.length = OWN_PAGES * PAGE;
+	r.access = EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE;
+	r.flags = fz_one_in(t, 2) ? EDU_NIC_REG_MR_PREFETCH : 0;
+	if (fz_ioctl(t, &ops[OP_REG_MR], p->efd, EDU_NIC_IOCTL_REG_MR, &r))
+		return;
+	for (dir = EDU_NIC_DMA_TO_MR; dir >= EDU_NIC_DMA_FROM_MR; dir--) {
+		d = (struct edu_nic_dma){ .key = r.key, .direction = dir,
+					  .mode = EDU_NIC_MODE_BULK };
+		d.length = 1 + fz_below(t, 2 * PAGE);
+		d.offset = fz_below(t, OWN_PAGES * PAGE - d.length + 1);
+		d.user_ptr = (uintptr_t)t->scratch + fz_below(t, PAGE);
+		x.mem = t->own + d.offset;
+		x.buf = (char *)(uintptr_t)d.user_ptr;
+		x.len = d.length;
+		dma_fill(t, &d, &x, false);
+		if (!fz_ioctl(t, &ops[OP_DMA], p->efd, EDU_NIC_IOCTL_DMA, &d))
+			dma_check(t, &d, &x, false, "EDU_NIC_DMA of its own");
+	}
+	dr.key = r.key;
+	/* a bad argument pointer leaves it to the file's close */
+	fz_ioctl(t, &ops[OP_DEREG_MR], p->efd, EDU_NIC_IOCTL_DEREG_MR, &dr);
+	fz_note(t, &ops[OP_DMA_OWN], 0);
 }
 
 static void op_mr_stats(struct fz_thread *t)
@@ -267,6 +409,12 @@ static struct fz_op ops[NR_OPS] = {
 		"edu unknown cmd", ERRS(ENOTTY, EACCES),
 		{ [MODE_IMPORTER] = 1, [MODE_BOTH] = 1 },
 		op_edu_bad,
+	},
+	/* its calls count as REG_MR's, DMA's and DEREG_MR's */
+	[OP_DMA_OWN] = {
+		"DMA round trip", ERRS(0),
+		{ [MODE_IMPORTER] = 2, [MODE_BOTH] = 2 },
+		op_dma_own,
 	},
 };
 

@@ -26,6 +26,7 @@
 
 #include "p2p_common.h"
 #include "p2p_counts.h"
+#include "p2p_fill.h"
 #include "p2p_fuzz_engine.h"
 
 /* The run's drivers, whose operations the threads pick from in order */
@@ -311,6 +312,126 @@ static void fz_sigbus(int sig)
 	siglongjmp(*fz_sigbus_jmp, 1);
 }
 
+/*
+ * Whether [@addr, @addr + @len) lies in [@start, @start + @size), in
+ * offsets, so that no pointer wraps: a generated pointer may be anything,
+ * and one near the top of the address space (~0, say) plus a length
+ * wraps past zero to below @start + @size while being above @start.
+ */
+bool fz_within(const char *addr, uint64_t len, const char *start,
+	       uint64_t size)
+{
+	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)start;
+
+	return a >= b && a - b <= size && len <= size - (a - b);
+}
+
+/*
+ * The slot that maps all of [@addr, @addr + @len) from the start of its
+ * object, known to the pool; NULL if none. Under p->lock.
+ */
+static const struct fz_slot *known_slot(struct fz_pool *p, const char *addr,
+					uint64_t len)
+{
+	const struct fz_slot *s;
+
+	if (!fz_within(addr, len, p->slots_base, NR_SLOTS * SLOT_PAGES * PAGE))
+		return NULL;
+	s = &p->slots[(addr - p->slots_base) / (SLOT_PAGES * PAGE)];
+	if (!s->mapped || s->unknown || !fz_within(addr, len, s->ptr, s->mapped))
+		return NULL;
+	return s;
+}
+
+/*
+ * Whether the CPU reads in [@addr, @addr + @len) what the device reaches
+ * there, without a fault the uAPI allows: anonymous or read-only memory,
+ * or one slot sharing an object that is not DEVICE_ONLY and small enough
+ * to populate. Under p->lock, and true only with one thread: the pool's
+ * idea of a slot is stale with several.
+ */
+bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len)
+{
+	const struct fz_slot *s;
+	int i;
+
+	for (i = 0; i < NR_ANON; i++)
+		if (fz_within(addr, len, p->anon[i], ANON_PAGES * PAGE))
+			return true;
+	if (fz_within(addr, len, p->ro, 2 * PAGE))
+		return true;
+	s = known_slot(p, addr, len);
+	return s && s->shared &&
+	       !(s->flags & VGEM_P2P_CREATE_DEVICE_ONLY) &&
+	       s->size <= p->half_ram;
+}
+
+/* ... and may write them there: not read-only memory, nor object */
+bool fz_cpu_writable(struct fz_pool *p, const char *addr, uint64_t len)
+{
+	const struct fz_slot *s;
+
+	if (!fz_cpu_readable(p, addr, len) ||
+	    fz_within(addr, len, p->ro, 2 * PAGE))
+		return false;
+	s = known_slot(p, addr, len);
+	return !s || (s->writable &&
+		      !(s->flags & VGEM_P2P_CREATE_READ_ONLY));
+}
+
+/*
+ * Whether [@addr, @addr + @len) lies in @t's scratch buffer or its own
+ * memory, which no other thread's op ever names, and no op maps, unmaps
+ * or migrates: the bytes a DMA left there stay until @t looks.
+ */
+bool fz_thread_owns(const struct fz_thread *t, const char *addr,
+		    uint64_t len)
+{
+	return fz_within(addr, len, t->scratch, SCRATCH_PAGES * PAGE) ||
+	       fz_within(addr, len, t->own, OWN_PAGES * PAGE);
+}
+
+/*
+ * Fill @len bytes at @addr with p2p_fill()'s pattern for @seed, through
+ * whatever maps them: 0, or -1 on a SIGBUS.
+ */
+int fz_cpu_fill(char *addr, uint64_t len, uint32_t seed)
+{
+	sigjmp_buf jmp;
+
+	if (sigsetjmp(jmp, 1)) {
+		fz_sigbus_jmp = NULL;
+		return -1;
+	}
+	fz_sigbus_jmp = &jmp;
+	p2p_fill(addr, len, seed);
+	fz_sigbus_jmp = NULL;
+	return 0;
+}
+
+/*
+ * Compare @len bytes, byte by byte (a mapping of VRAM may not take wider
+ * reads than it must): 0 if equal, 1 with *@at the first that differs,
+ * -1 on a SIGBUS.
+ */
+int fz_cpu_cmp(const char *a, const char *b, uint64_t len, uint64_t *at)
+{
+	const volatile char *va = a, *vb = b;
+	sigjmp_buf jmp;
+	uint64_t i;
+
+	if (sigsetjmp(jmp, 1)) {
+		fz_sigbus_jmp = NULL;
+		return -1;
+	}
+	fz_sigbus_jmp = &jmp;
+	for (i = 0; i < len && va[i] == vb[i]; i++)
+		;
+	fz_sigbus_jmp = NULL;
+	*at = i;
+	return i < len;
+}
+
 static struct fz_op *pick_op(struct fz_thread *t)
 {
 	unsigned int sum = 0, r, d, i;
@@ -555,12 +676,14 @@ void fz_run(const struct fz_driver *const *drv, unsigned int nr_drv,
 		t->ncalls = calls;
 		t->scratch = map_anon(SCRATCH_PAGES * PAGE,
 				      PROT_READ | PROT_WRITE);
+		t->own = map_anon(OWN_PAGES * PAGE, PROT_READ | PROT_WRITE);
 		igt_assert_eq(pthread_create(&t->tid, NULL, fz_thread_main, t),
 			      0);
 	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(threads[i].tid, NULL);
 		munmap(threads[i].scratch, SCRATCH_PAGES * PAGE);
+		munmap(threads[i].own, OWN_PAGES * PAGE);
 		sum += threads[i].calls;
 	}
 	pool_fini(&pool);

@@ -37,6 +37,7 @@
 #define NR_SLOTS	8
 #define SLOT_PAGES	16
 #define SCRATCH_PAGES	4
+#define OWN_PAGES	4
 #define MAX_ERRNO	134
 
 /* A documented errno set, 0-terminated; ERRS(0): none */
@@ -56,6 +57,7 @@ enum fz_rule {
 	RULE_EINVAL,	/* a pad, unknown flag or enum value not refused */
 	RULE_EIO,	/* EIO or ENODEV, with nothing unbound */
 	RULE_SIGBUS,	/* a touch SIGBUS the uAPI does not promise */
+	RULE_DATA,	/* DMA bytes not where the op put them */
 	NR_RULES
 };
 
@@ -112,6 +114,7 @@ struct fz_slot {
 	uint64_t size;		/* the object's */
 	bool unknown;		/* maps whatever object an offset hit */
 	bool writable;
+	bool shared;		/* MAP_SHARED: the CPU sees the object */
 };
 
 /*
@@ -153,7 +156,14 @@ struct fz_thread {
 	int id;
 	uint64_t rng;
 	unsigned long calls, ncalls;
+	/*
+	 * Memory no other thread's op names, nor any op maps, unmaps or
+	 * migrates: @scratch (SCRATCH_PAGES), the user buffer of most DMAs,
+	 * and @own (OWN_PAGES), which no generator gives at all, for the
+	 * thread's own registrations
+	 */
 	char *scratch;
+	char *own;
 	pthread_t tid;
 	/* fences this thread attached and has not settled */
 	uint32_t fences[POOL_FENCES];
@@ -194,6 +204,18 @@ int fz_ioctl(struct fz_thread *t, struct fz_op *op, int fd,
 	     unsigned long req, void *arg);
 void fz_stale_push(struct fz_pool *p, uint32_t *ring, uint32_t v);
 void fz_slot_reset(struct fz_slot *s);
+
+/* [addr, addr + len) in [start, start + size), no pointer wrapping */
+bool fz_within(const char *addr, uint64_t len, const char *start,
+	       uint64_t size);
+
+/* What the CPU may do to the pool's memory without a fault (p->lock) */
+bool fz_cpu_readable(struct fz_pool *p, const char *addr, uint64_t len);
+bool fz_cpu_writable(struct fz_pool *p, const char *addr, uint64_t len);
+bool fz_thread_owns(const struct fz_thread *t, const char *addr,
+		    uint64_t len);
+int fz_cpu_fill(char *addr, uint64_t len, uint32_t seed);
+int fz_cpu_cmp(const char *a, const char *b, uint64_t len, uint64_t *at);
 
 /* The test binary's side: install the engine, run one subtest */
 void fz_engine_init(void);

@@ -495,6 +495,7 @@ static void op_mmap(struct fz_thread *t)
 		s->size = size;
 		s->unknown = unknown;
 		s->writable = prot & PROT_WRITE;
+		s->shared = mflags == MAP_SHARED;
 	}
 	pthread_mutex_unlock(&p->lock);
 }
