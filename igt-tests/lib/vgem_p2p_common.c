@@ -1,35 +1,10 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * Helpers shared by the vgem_p2p_* tests: find the device by driver name,
- * and thin wrappers around its ioctls.
+ * The vgem_p2p tests' helpers, declared in vgem_p2p_common.h.
  */
-#ifndef VGEM_P2P_COMMON_H
-#define VGEM_P2P_COMMON_H
+#include "vgem_p2p_common.h"
 
-#include <fcntl.h>
-#include <inttypes.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-
-#include <xf86drm.h>
-
-#include "igt.h"
-#include "vgem_p2p_drm.h"
-#include "vgem_p2p_bar.h"
-
-#define MiB (1ull << 20)
-
-static inline void write_file(const char *path, const char *s)
+void write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC);
 
@@ -38,9 +13,7 @@ static inline void write_file(const char *path, const char *s)
 	close(fd);
 }
 
-/* @path: the debugfs file @file of the vgem_p2p device @vfd is open on */
-static inline void vgem_p2p_debugfs_path(int vfd, const char *file,
-					 char *path, size_t len)
+void vgem_p2p_debugfs_path(int vfd, const char *file, char *path, size_t len)
 {
 	struct stat st;
 
@@ -49,11 +22,7 @@ static inline void vgem_p2p_debugfs_path(int vfd, const char *file,
 		 file);
 }
 
-/*
- * Write "0" to @path, ignoring failure: async-signal-safe, for the exit
- * handlers that turn a debugfs knob or a module parameter back off.
- */
-static inline void vgem_p2p_knob_off(const char *path)
+void vgem_p2p_knob_off(const char *path)
 {
 	int fd = open(path, O_WRONLY);
 
@@ -67,13 +36,12 @@ static inline void vgem_p2p_knob_off(const char *path)
 
 static sigjmp_buf vgem_p2p_sigbus_jmp;
 
-static inline void vgem_p2p_sigbus_handler(int sig)
+static void vgem_p2p_sigbus_handler(int sig)
 {
 	siglongjmp(vgem_p2p_sigbus_jmp, 1);
 }
 
-/* Returns true if reading *p raised SIGBUS */
-static inline bool touch_sigbus(volatile uint32_t *p, bool write)
+bool touch_sigbus(volatile uint32_t *p, bool write)
 {
 	struct sigaction sa = { .sa_handler = vgem_p2p_sigbus_handler }, old;
 	bool bus = false;
@@ -91,10 +59,7 @@ static inline bool touch_sigbus(volatile uint32_t *p, bool write)
 	return bus;
 }
 
-#define VGEM_P2P_QUOTA_PARAM "/sys/module/vgem_p2p/parameters/vram_quota_pages"
-
-/* vram_quota_pages: the VRAM one file's objects may hold; 0, no limit */
-static inline void vgem_p2p_set_vram_quota(uint64_t pages)
+void vgem_p2p_set_vram_quota(uint64_t pages)
 {
 	char buf[32];
 
@@ -102,15 +67,8 @@ static inline void vgem_p2p_set_vram_quota(uint64_t pages)
 	write_file(VGEM_P2P_QUOTA_PARAM, buf);
 }
 
-/* An exit handler: no limit again when the test ends, however */
-static inline void vgem_p2p_restore_vram_quota(int sig)
-{
-	vgem_p2p_knob_off(VGEM_P2P_QUOTA_PARAM);
-}
-
-/* vgem's DRM_IOCTL_VGEM_FENCE_ATTACH: 0 and *@fence, or -errno */
-static inline int vgem_p2p_fence_attach(int fd, uint32_t handle,
-					uint32_t flags, uint32_t *fence)
+int vgem_p2p_fence_attach(int fd, uint32_t handle, uint32_t flags,
+			  uint32_t *fence)
 {
 	struct drm_vgem_fence_attach a = { .handle = handle, .flags = flags };
 
@@ -120,16 +78,14 @@ static inline int vgem_p2p_fence_attach(int fd, uint32_t handle,
 	return 0;
 }
 
-/* 0 if the fence was pending, -ETIMEDOUT if it had signalled already */
-static inline int vgem_p2p_fence_signal(int fd, uint32_t fence)
+int vgem_p2p_fence_signal(int fd, uint32_t fence)
 {
 	struct drm_vgem_fence_signal s = { .fence = fence };
 
 	return drmIoctl(fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s) ? -errno : 0;
 }
 
-/* The value of a "KEY: N KiB" line of @fd's fdinfo, in KiB; ~0 without one */
-static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
+uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
 {
 	char path[64], line[256];
 	uint64_t kib = ~0ull;
@@ -146,7 +102,7 @@ static inline uint64_t vgem_p2p_fdinfo_kib(int fd, const char *key)
 	return kib;
 }
 
-static inline bool vgem_p2p_is_ours(const char *node)
+static bool vgem_p2p_is_ours(const char *node)
 {
 	int f = open(node, O_RDWR | O_CLOEXEC);
 	drmVersionPtr v;
@@ -163,7 +119,7 @@ static inline bool vgem_p2p_is_ours(const char *node)
 }
 
 /* PCI order: domain, bus, device, function */
-static inline uint64_t vgem_p2p_pci_key(const drmDevicePtr dev)
+static uint64_t vgem_p2p_pci_key(const drmDevicePtr dev)
 {
 	const drmPciBusInfo *b = dev->businfo.pci;
 
@@ -171,14 +127,7 @@ static inline uint64_t vgem_p2p_pci_key(const drmDevicePtr dev)
 	       b->func;
 }
 
-/*
- * Opens node @type (DRM_NODE_*) of the @index-th vgem_p2p device, or -1.
- * Numbered in PCI order, as edu_nic numbers its devices (probe order):
- * drmGetDevices2() lists them in /dev/dri's directory order, which is
- * not, and tests that name "the exporter" or pair exporters with
- * importers need one numbering on every boot.
- */
-static inline int vgem_p2p_open_node(int type, int index)
+int vgem_p2p_open_node(int type, int index)
 {
 	drmDevicePtr devs[64], ours[64];
 	int i, j, n, nours = 0, fd = -1;
@@ -202,24 +151,7 @@ static inline int vgem_p2p_open_node(int type, int index)
 	return fd;
 }
 
-/* Opens the @index-th vgem_p2p device's primary node, or -1. */
-static inline int vgem_p2p_open_nth(int index)
-{
-	return vgem_p2p_open_node(DRM_NODE_PRIMARY, index);
-}
-
-/* Opens the first vgem_p2p device's render node, or -1. */
-static inline int vgem_p2p_open_render(void)
-{
-	return vgem_p2p_open_node(DRM_NODE_RENDER, 0);
-}
-
-static inline int __vgem_p2p_peer(int fd, struct drm_vgem_p2p_peer *q)
-{
-	return drmIoctl(fd, DRM_IOCTL_VGEM_P2P_PEER, q) ? -errno : 0;
-}
-
-static inline int vgem_p2p_open(void)
+int vgem_p2p_open(void)
 {
 	int fd = vgem_p2p_open_nth(0);
 
@@ -227,8 +159,7 @@ static inline int vgem_p2p_open(void)
 	return fd;
 }
 
-static inline int __vgem_p2p_create(int fd, uint64_t size, uint32_t flags,
-				    uint32_t *handle)
+int __vgem_p2p_create(int fd, uint64_t size, uint32_t flags, uint32_t *handle)
 {
 	struct drm_vgem_p2p_create c = { .size = size, .flags = flags };
 
@@ -238,7 +169,7 @@ static inline int __vgem_p2p_create(int fd, uint64_t size, uint32_t flags,
 	return 0;
 }
 
-static inline uint32_t vgem_p2p_create(int fd, uint64_t size, uint32_t flags)
+uint32_t vgem_p2p_create(int fd, uint64_t size, uint32_t flags)
 {
 	uint32_t handle = 0;
 
@@ -246,8 +177,7 @@ static inline uint32_t vgem_p2p_create(int fd, uint64_t size, uint32_t flags)
 	return handle;
 }
 
-static inline void *vgem_p2p_mmap(int fd, uint32_t handle, uint64_t size,
-				  int prot)
+void *vgem_p2p_mmap(int fd, uint32_t handle, uint64_t size, int prot)
 {
 	struct drm_mode_map_dumb m = { .handle = handle };
 	void *p;
@@ -258,8 +188,7 @@ static inline void *vgem_p2p_mmap(int fd, uint32_t handle, uint64_t size,
 	return p;
 }
 
-static inline struct drm_vgem_p2p_obj_info vgem_p2p_info(int fd,
-							 uint32_t handle)
+struct drm_vgem_p2p_obj_info vgem_p2p_info(int fd, uint32_t handle)
 {
 	struct drm_vgem_p2p_obj_info i = { .handle = handle };
 
@@ -267,7 +196,7 @@ static inline struct drm_vgem_p2p_obj_info vgem_p2p_info(int fd,
 	return i;
 }
 
-static inline struct drm_vgem_p2p_stats vgem_p2p_stats(int fd)
+struct drm_vgem_p2p_stats vgem_p2p_stats(int fd)
 {
 	struct drm_vgem_p2p_stats s = {};
 
@@ -275,8 +204,7 @@ static inline struct drm_vgem_p2p_stats vgem_p2p_stats(int fd)
 	return s;
 }
 
-static inline int __vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
-				  uint64_t *offset)
+int __vgem_p2p_move(int fd, uint32_t handle, uint32_t target, uint64_t *offset)
 {
 	struct drm_vgem_p2p_move m = {
 		.handle = handle, .target = target, .offset = *offset,
@@ -288,19 +216,14 @@ static inline int __vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
 	return 0;
 }
 
-static inline uint64_t vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
-				     uint64_t offset)
+uint64_t vgem_p2p_move(int fd, uint32_t handle, uint32_t target,
+		       uint64_t offset)
 {
 	igt_assert_eq(__vgem_p2p_move(fd, handle, target, &offset), 0);
 	return offset;
 }
 
-/*
- * Wait until STATS' vram_used is at most @bytes: closed objects are
- * freed from a workqueue, and what one held is poisoned before the
- * manager's usage drops. False if it is still above after 10 s.
- */
-static inline bool vgem_p2p_wait_vram_used(int fd, uint64_t bytes)
+bool vgem_p2p_wait_vram_used(int fd, uint64_t bytes)
 {
 	int i;
 
@@ -314,8 +237,7 @@ static inline bool vgem_p2p_wait_vram_used(int fd, uint64_t bytes)
 	return false;
 }
 
-/* A pattern unique to (seed, word index) */
-static inline void fill_pattern(void *p, size_t size, uint32_t seed)
+void fill_pattern(void *p, size_t size, uint32_t seed)
 {
 	uint32_t *w = p;
 	size_t i;
@@ -324,7 +246,7 @@ static inline void fill_pattern(void *p, size_t size, uint32_t seed)
 		w[i] = seed ^ (uint32_t)(i * 2654435761u);
 }
 
-static inline bool check_pattern(const void *p, size_t size, uint32_t seed)
+bool check_pattern(const void *p, size_t size, uint32_t seed)
 {
 	const volatile uint32_t *w = p;
 	size_t i;
@@ -339,20 +261,7 @@ static inline bool check_pattern(const void *p, size_t size, uint32_t seed)
 	return true;
 }
 
-/*
- * Poison the start of VRAM for a "zeroed at creation" check: the BAR is
- * a fresh memfd each boot, so VRAM never written reads zeroes whether a
- * creation clears it or not. With nothing in VRAM (the objects closed
- * before are waited for: freed from a workqueue, they would change
- * VRAM's holes under the caller), an object of @size is created and
- * moved to system memory, which poisons its range before the move
- * returns, and the range is checked to read poison through the BAR.
- * VRAM is then one hole again, so the caller's next creations land from
- * its start, over the poison (drm_mm's best fit takes a hole from its
- * start): vgem_p2p_assert_on_poison() checks that one did.
- * Return: the range's offset.
- */
-static inline uint64_t vgem_p2p_poison_vram(int fd, uint64_t size)
+uint64_t vgem_p2p_poison_vram(int fd, uint64_t size)
 {
 	uint64_t off;
 	uint32_t h;
@@ -370,9 +279,7 @@ static inline uint64_t vgem_p2p_poison_vram(int fd, uint64_t size)
 	return off;
 }
 
-/* @h is in VRAM, inside what vgem_p2p_poison_vram() poisoned */
-static inline void vgem_p2p_assert_on_poison(int fd, uint32_t h, uint64_t off,
-					     uint64_t size)
+void vgem_p2p_assert_on_poison(int fd, uint32_t h, uint64_t off, uint64_t size)
 {
 	struct drm_vgem_p2p_obj_info i = vgem_p2p_info(fd, h);
 
@@ -383,8 +290,7 @@ static inline void vgem_p2p_assert_on_poison(int fd, uint32_t h, uint64_t off,
 		     (uint64_t)i.vram_offset, (uint64_t)i.size, off, size);
 }
 
-/* Every word of @p is zero; the first that is not is named */
-static inline void vgem_p2p_assert_zeroed(const void *p, size_t size)
+void vgem_p2p_assert_zeroed(const void *p, size_t size)
 {
 	const volatile uint32_t *w = p;
 	size_t i;
@@ -395,11 +301,7 @@ static inline void vgem_p2p_assert_zeroed(const void *p, size_t size)
 			     " (poison: never cleared)" : "");
 }
 
-/*
- * The same, on one word in every 256 bytes: enough to catch a page that
- * moved wrong, at a sixty-fourth of the cost of touching VRAM under TCG.
- */
-static inline void fill_sparse(void *p, size_t size, uint32_t seed)
+void fill_sparse(void *p, size_t size, uint32_t seed)
 {
 	uint32_t *w = p;
 	size_t i;
@@ -408,7 +310,7 @@ static inline void fill_sparse(void *p, size_t size, uint32_t seed)
 		w[i] = seed ^ (uint32_t)(i * 2654435761u);
 }
 
-static inline bool check_sparse(const void *p, size_t size, uint32_t seed)
+bool check_sparse(const void *p, size_t size, uint32_t seed)
 {
 	const volatile uint32_t *w = p;
 	size_t i;
@@ -423,8 +325,7 @@ static inline bool check_sparse(const void *p, size_t size, uint32_t seed)
 	return true;
 }
 
-/* Is @pid blocked in an ioctl? (/proc/PID/syscall: its number first) */
-static inline bool in_ioctl(pid_t pid)
+bool in_ioctl(pid_t pid)
 {
 	char path[64], line[256];
 	bool in = false;
@@ -440,8 +341,7 @@ static inline bool in_ioctl(pid_t pid)
 	return in;
 }
 
-/* @pid's system time so far, in clock ticks (/proc/PID/stat's stime) */
-static inline long proc_stime(pid_t pid)
+long proc_stime(pid_t pid)
 {
 	char path[64], line[1024], *p;
 	long utime, stime;
@@ -461,14 +361,7 @@ static inline long proc_stime(pid_t pid)
 	return stime;
 }
 
-/*
- * Wait, up to @ms milliseconds, until @pid is inside a system call it
- * just made: blocked in it (/proc/PID/syscall), or running in the kernel
- * (its system time grew by @ticks since @stime0, as a CPU-bound ioctl's
- * does while /proc/PID/syscall says only "running").
- */
-static inline bool wait_in_kernel(pid_t pid, long stime0, long ticks,
-				  unsigned int ms)
+bool wait_in_kernel(pid_t pid, long stime0, long ticks, unsigned int ms)
 {
 	struct timespec t0, t;
 
@@ -483,8 +376,7 @@ static inline bool wait_in_kernel(pid_t pid, long stime0, long ticks,
 	return false;
 }
 
-/* Reap @pid within @ms milliseconds: its wait status, or -1 if it lives */
-static inline int reap_within(pid_t pid, unsigned int ms)
+int reap_within(pid_t pid, unsigned int ms)
 {
 	unsigned int waited;
 	int status;
@@ -496,4 +388,3 @@ static inline int reap_within(pid_t pid, unsigned int ms)
 	}
 	return -1;
 }
-#endif /* VGEM_P2P_COMMON_H */
