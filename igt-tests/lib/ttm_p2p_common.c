@@ -1,30 +1,11 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * bochs (drm_gem_vram_helper on QEMU's bochs-display), the in-tree TTM
- * exporter, as the tests drive it: its card, dumb buffers and their
- * mmaps, tagged patterns found in its BAR from outside both drivers, and
- * a scanout to pin a buffer in VRAM. Shared by ttm_p2p and p2p_unload.
+ * bochs, the in-tree TTM exporter, as the tests drive it: declared in
+ * ttm_p2p_common.h.
  */
-#ifndef TTM_P2P_COMMON_H
-#define TTM_P2P_COMMON_H
+#include "ttm_p2p_common.h"
 
-#include <sys/stat.h>
-#include <xf86drm.h>
-#include <xf86drmMode.h>
-
-#include "edu_nic_helpers.h"
-
-#define TTM_P2P_RW (EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE)
-
-struct ttm_p2p_bo {
-	uint32_t handle;
-	uint32_t pitch;
-	uint64_t size;
-	char *map;
-};
-
-/* The bochs card's minor, or -1 */
-static inline int ttm_p2p_find_bochs(void)
+int ttm_p2p_find_bochs(void)
 {
 	char path[32];
 	int i;
@@ -48,7 +29,7 @@ static inline int ttm_p2p_find_bochs(void)
 	return -1;
 }
 
-static inline int ttm_p2p_open(int *minor)
+int ttm_p2p_open(int *minor)
 {
 	char path[32];
 	int fd;
@@ -61,9 +42,8 @@ static inline int ttm_p2p_open(int *minor)
 	return fd;
 }
 
-/* A 32 bpp dumb buffer of @width x @height, mapped read-write */
-static inline struct ttm_p2p_bo ttm_p2p_dumb(int fd, uint32_t width,
-					      uint32_t height)
+struct ttm_p2p_bo ttm_p2p_dumb(int fd, uint32_t width,
+			       uint32_t height)
 {
 	struct drm_mode_create_dumb c = {
 		.width = width, .height = height, .bpp = 32,
@@ -83,7 +63,7 @@ static inline struct ttm_p2p_bo ttm_p2p_dumb(int fd, uint32_t width,
 	return bo;
 }
 
-static inline void ttm_p2p_dumb_free(int fd, struct ttm_p2p_bo *bo)
+void ttm_p2p_dumb_free(int fd, struct ttm_p2p_bo *bo)
 {
 	struct drm_mode_destroy_dumb d = { .handle = bo->handle };
 
@@ -91,8 +71,7 @@ static inline void ttm_p2p_dumb_free(int fd, struct ttm_p2p_bo *bo)
 	igt_assert_eq(drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d), 0);
 }
 
-/* Every page starts with a tag naming @seed and the page */
-static inline void ttm_p2p_fill(char *p, uint64_t size, uint32_t seed)
+void ttm_p2p_fill(char *p, uint64_t size, uint32_t seed)
 {
 	uint64_t off;
 
@@ -102,12 +81,7 @@ static inline void ttm_p2p_fill(char *p, uint64_t size, uint32_t seed)
 			 (unsigned long)(off / EDU_PAGE));
 }
 
-/*
- * Does page @page of @seed's pattern sit in bochs' VRAM? Reads BAR 0
- * through sysfs, one tag per page, so that where a DMA landed is seen
- * from outside both drivers.
- */
-static inline bool ttm_p2p_in_vram(int minor, uint32_t seed, unsigned long page)
+bool ttm_p2p_in_vram(int minor, uint32_t seed, unsigned long page)
 {
 	char path[64], tag[32];
 	struct stat st;
@@ -131,8 +105,7 @@ static inline bool ttm_p2p_in_vram(int minor, uint32_t seed, unsigned long page)
 	return found;
 }
 
-static inline void ttm_p2p_check_read(int nic, uint32_t key, const char *want,
-			       uint64_t off)
+void ttm_p2p_check_read(int nic, uint32_t key, const char *want, uint64_t off)
 {
 	char buf[EDU_PAGE];
 
@@ -144,10 +117,8 @@ static inline void ttm_p2p_check_read(int nic, uint32_t key, const char *want,
 		     (unsigned long)off, buf, want + off);
 }
 
-/* A @mode write of @seed's page @page into the region, seen by the CPU */
-static inline void ttm_p2p_check_write(int nic, uint32_t key, char *map,
-				uint32_t seed, unsigned long page,
-				uint32_t mode)
+void ttm_p2p_check_write(int nic, uint32_t key, char *map, uint32_t seed,
+			 unsigned long page, uint32_t mode)
 {
 	char buf[EDU_PAGE];
 
@@ -159,21 +130,14 @@ static inline void ttm_p2p_check_write(int nic, uint32_t key, char *map,
 		     "CPU does not see the DMA write to page %lu\n", page);
 }
 
-/* p2p here? Only split puts edu where the PCI core refuses it. */
-static inline bool ttm_p2p_topology_p2p(void)
+bool ttm_p2p_topology_p2p(void)
 {
 	const char *topo = getenv("VP2P_TOPOLOGY");
 
 	return !topo || strcmp(topo, "split");
 }
 
-struct ttm_p2p_scanout {
-	uint32_t crtc, connector, fb;
-	drmModeModeInfo mode;
-};
-
-/* Scan @bo out: bochs pins it in VRAM, and TTM evicts to make room */
-static inline struct ttm_p2p_scanout
+struct ttm_p2p_scanout
 ttm_p2p_scan_out(int fd, struct ttm_p2p_bo *bo, uint32_t w, uint32_t h)
 {
 	struct ttm_p2p_scanout so = { 0 };
@@ -208,18 +172,13 @@ ttm_p2p_scan_out(int fd, struct ttm_p2p_bo *bo, uint32_t w, uint32_t h)
 	return so;
 }
 
-static inline void ttm_p2p_scan_out_off(int fd, struct ttm_p2p_scanout *so)
+void ttm_p2p_scan_out_off(int fd, struct ttm_p2p_scanout *so)
 {
 	igt_assert_eq(drmModeSetCrtc(fd, so->crtc, 0, 0, 0, NULL, 0, NULL), 0);
 	igt_assert_eq(drmModeRmFB(fd, so->fb), 0);
 }
 
-/*
- * A scanout buffer, pinned in VRAM: edu reads and writes it in the BAR,
- * peer-to-peer (bus addresses behind the switch, IOVAs under the
- * vIOMMU), or is refused where the PCI core says it cannot reach it.
- */
-static inline void ttm_p2p_vram_read_write(void)
+void ttm_p2p_vram_read_write(void)
 {
 	int minor, fd = ttm_p2p_open(&minor), nic = edu_open();
 	struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
@@ -270,5 +229,3 @@ out:
 	close(nic);
 	close(fd);
 }
-
-#endif /* TTM_P2P_COMMON_H */
