@@ -1,40 +1,11 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * The drivers' counts that must be back at their start values once a test
- * has released all it made: what is left is a leak, or a count gone
- * wrong, whatever errors the calls returned. p2p_faultinject holds each
- * injected failure to them, p2p_fuzz each run's pool.
+ * The drivers' counts that must come back to their start values,
+ * declared in p2p_counts.h.
  */
-#ifndef P2P_COUNTS_H
-#define P2P_COUNTS_H
+#include "p2p_counts.h"
 
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
-
-#include "p2p_common.h"
-
-struct p2p_counts {
-	long objects;		/* vgem_p2p objects (debugfs objects) */
-	long maps;		/* their importer leases (debugfs objects) */
-	long live_p2p;		/* counters: p2p_maps - p2p_unmaps */
-	uint64_t vram_used;
-	uint64_t devmem_used;
-	long nr_mrs;		/* edu_nic registrations */
-	long cur_pages;		/* edu_nic pages mirrored now */
-};
-
-/* Where they are read: the exporter's debugfs, and edu_nic0's */
-struct p2p_counts_src {
-	int vfd;
-	char dri_dir[64];
-	char edu_dir[128];	/* "" without edu_nic0: nothing of it counted */
-};
-
-static inline void p2p_counts_src_init(struct p2p_counts_src *src, int vfd)
+void p2p_counts_src_init(struct p2p_counts_src *src, int vfd)
 {
 	char link[256];
 	struct stat st;
@@ -55,8 +26,7 @@ static inline void p2p_counts_src_init(struct p2p_counts_src *src, int vfd)
 	}
 }
 
-static inline long p2p_counts_value(const char *dir, const char *file,
-				    const char *key)
+static long p2p_counts_value(const char *dir, const char *file, const char *key)
 {
 	char path[192];
 
@@ -64,7 +34,7 @@ static inline long p2p_counts_value(const char *dir, const char *file,
 	return edu_read_value(path, key);
 }
 
-static inline struct p2p_counts p2p_counts_read(const struct p2p_counts_src *src)
+struct p2p_counts p2p_counts_read(const struct p2p_counts_src *src)
 {
 	struct drm_vgem_p2p_stats s = vgem_p2p_stats(src->vfd);
 	struct p2p_counts c = {};
@@ -102,7 +72,7 @@ struct p2p_counts_wait {
 	struct p2p_counts now;
 };
 
-static inline long p2p_counts_at_start(const void *arg)
+static long p2p_counts_at_start(const void *arg)
 {
 	struct p2p_counts_wait *w = (struct p2p_counts_wait *)arg;
 
@@ -110,14 +80,9 @@ static inline long p2p_counts_at_start(const void *arg)
 	return !memcmp(&w->now, w->start, sizeof(w->now));
 }
 
-/*
- * Objects are freed by a worker after their last reference goes: wait
- * for the counts to come back to @start (wait_for_value()'s minute).
- * Return: "" if they did; else what is not back, at @buf.
- */
-static inline const char *p2p_counts_check(const struct p2p_counts_src *src,
-					   const struct p2p_counts *start,
-					   char *buf, size_t size)
+const char *p2p_counts_check(const struct p2p_counts_src *src,
+			     const struct p2p_counts *start,
+			     char *buf, size_t size)
 {
 	struct p2p_counts_wait w = { .src = src, .start = start };
 	const struct p2p_counts *c = &w.now;
@@ -133,5 +98,3 @@ static inline const char *p2p_counts_check(const struct p2p_counts_src *src,
 		 c->cur_pages, start->cur_pages);
 	return buf;
 }
-
-#endif /* P2P_COUNTS_H */
