@@ -13,9 +13,9 @@
  *    queue device DMA for the one engine and a mover moves the objects
  *    they stream.
  *
- * bench_scale.c holds what they share: the forked processes (streamers,
- * and the mover's slots), the shared page that commands them, and the
- * run that sets both benchmarks up.
+ * scale.c holds what they share: the forked processes (streamers, and
+ * the mover's slots) and the shared page that commands them;
+ * bench_scale.c, the run that sets the benchmarks up and calls them.
  */
 #ifndef VP2P_BENCH_SCALE_H
 #define VP2P_BENCH_SCALE_H
@@ -93,7 +93,7 @@ struct scale_pair {
 	int64_t idle_cnt[NR_COUNTERS], move_cnt[NR_COUNTERS];
 };
 
-/* bench_scale.c: the forked processes and what they share */
+/* scale.c: the forked processes and what they share */
 unsigned int scale_owner(const struct scale_ctx *s, unsigned int i,
 			 unsigned int j);
 void scale_fill(void *p, uint64_t size, unsigned int obj);
@@ -112,6 +112,8 @@ int scale_mover_stop(struct scale_ctx *s, double *mv, unsigned int *nmv);
 void scale_pair_rows(struct scale_ctx *s, const char *const names[4],
 		     uint64_t size, unsigned int nregs,
 		     const struct scale_pair *rep);
+int scale_fork(struct scale_ctx *s);
+void scale_reap(struct scale_ctx *s);
 
 /* bench_scale_compact.c */
 int scale_layout(struct scale_ctx *s, bool first);
