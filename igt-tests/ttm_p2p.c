@@ -6,6 +6,8 @@
  * used: dumb buffers, MODE_MAP_DUMB, mmap, and a modeset to make TTM
  * evict.
  */
+#include <inttypes.h>
+
 #include "p2p_modules.h"
 #include "ttm_p2p_common.h"
 
@@ -479,15 +481,36 @@ static uint64_t bochs_vram_end(int minor)
 }
 
 /*
+ * Every edu of the machine is bound to edu_nic with the mask @mask:
+ * dma_bits is one module parameter, which each device's probe must
+ * apply. Return: the first edu_nic that is missing or has another mask
+ * (in *@got; 0 where missing), or -1.
+ */
+static int edu_nic_other_mask(int count, uint64_t mask, uint64_t *got)
+{
+	int n;
+
+	for (n = 0; n < count; n++) {
+		*got = 0;
+		if (!edu_dma_mask_nth(n, got) || *got != mask)
+			return n;
+	}
+	return -1;
+}
+
+/*
  * TTM's p2p lookup holds an importer's DMA mask against the bus address
  * it would hand out, as pci_p2pdma_map_resource() will: an importer that
  * cannot use bochs' VRAM addresses (untranslated, or behind bochs' switch,
  * whose bus addresses never reach the IOMMU) gets the buffer in system
  * memory, and its registration works, instead of pfns it cannot map.
+ * Every edu of the machine (iommu: one beside bochs, one across the host
+ * bridge) gets the 31-bit mask, and the suite's mask back after.
  */
 static void importer_dma_bits(void)
 {
-	int minor, fd, beside, nic, n;
+	int minor, fd, beside, nic, n, bad, count = edu_pci_count();
+	uint64_t got;
 
 	igt_require_f(getenv("VP2P_MODULES"),
 		      "VP2P_MODULES names the modules' build tree\n");
@@ -496,19 +519,33 @@ static void importer_dma_bits(void)
 		close(fd);	/* a skip must leave DRM master free */
 		igt_skip("bochs' VRAM is below 2 GiB: a 31-bit mask covers it\n");
 	}
+	igt_assert(count > 0);
 	beside = edu_beside_bochs(minor);
 	reload_importer("dma_bits=31");
+	bad = edu_nic_other_mask(count, 0x7fffffffull, &got);
+	if (bad >= 0) {
+		/* the subtests after this one want edu_nic as it was */
+		close(fd);
+		reload_importer(mod_params[IMPORTER]);
+	}
+	igt_assert_f(bad < 0,
+		     "edu_nic%d of %d: dma_mask %#" PRIx64 " under dma_bits=31, expected 0x7fffffff\n",
+		     bad, count, got);
 
-	for (n = 0; (nic = edu_open_nth(n)) >= 0; n++) {
+	for (n = 0; n < count; n++) {
 		struct ttm_p2p_bo bo = ttm_p2p_dumb(fd, 1024, 768);
 		struct ttm_p2p_bo next = ttm_p2p_dumb(fd, 1024, 768);
 		uint64_t npages = bo.size / EDU_PAGE;
 		struct ttm_p2p_scanout so, so_next;
 		uint32_t seed = getpid() << 8 | n, key;
 		struct edu_nic_mr_stats s;
-		bool iommu = edu_dev_stats(nic).caps & EDU_NIC_CAP_IOMMU;
+		bool iommu;
 		/* where a bus address would be all it could get */
-		bool bus_only = !iommu || n == beside;
+		bool bus_only;
+
+		nic = edu_open_promised(n);
+		iommu = edu_dev_stats(nic).caps & EDU_NIC_CAP_IOMMU;
+		bus_only = !iommu || n == beside;
 
 		/* scanned out, then not: unpinned, in VRAM */
 		ttm_p2p_fill(bo.map, bo.size, seed);
@@ -538,9 +575,13 @@ static void importer_dma_bits(void)
 		ttm_p2p_dumb_free(fd, &bo);
 		close(nic);
 	}
-	igt_assert(n > 0);
 	close(fd);
 	reload_importer(mod_params[IMPORTER]);
+	/* mod_params' dma_bits=64, on every edu again */
+	bad = edu_nic_other_mask(count, ~0ull, &got);
+	igt_assert_f(bad < 0,
+		     "edu_nic%d of %d: dma_mask %#" PRIx64 " reloaded with %s, expected all ones\n",
+		     bad, count, got, mod_params[IMPORTER]);
 }
 
 igt_main
@@ -573,7 +614,7 @@ igt_main
 	igt_subtest("bus-address-bulk")
 		bus_address_bulk();
 
-	igt_describe("An importer whose DMA mask does not cover bochs' VRAM, and that nothing translates on the way (no IOMMU, or behind bochs' switch), gets an unpinned VRAM buffer in system memory from TTM's p2p lookup, not bus addresses it cannot map; edu_nic is reloaded with a 31-bit mask for it.");
+	igt_describe("An importer whose DMA mask does not cover bochs' VRAM, and that nothing translates on the way (no IOMMU, or behind bochs' switch), gets an unpinned VRAM buffer in system memory from TTM's p2p lookup, not bus addresses it cannot map; edu_nic is reloaded with a 31-bit mask for it, which every edu of the machine must then have (debugfs dma_mask), each one registering and DMAing in turn, and every one has the suite's 64-bit mask again after.");
 	igt_subtest("importer-dma-bits")
 		importer_dma_bits();
 

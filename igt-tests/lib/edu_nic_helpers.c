@@ -4,15 +4,23 @@
  */
 #include "edu_nic_helpers.h"
 
-void edu_bdf(char *bdf, size_t len)
+bool edu_bdf_nth(int nic, char *bdf, size_t len)
 {
-	char link[256];
-	ssize_t n = readlink("/sys/class/misc/edu_nic0/device", link,
-			     sizeof(link) - 1);
+	char path[64], link[256];
+	ssize_t n;
 
-	igt_assert(n > 0);
+	snprintf(path, sizeof(path), "/sys/class/misc/edu_nic%d/device", nic);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
 	link[n] = 0;
 	snprintf(bdf, len, "%s", strrchr(link, '/') + 1);
+	return true;
+}
+
+void edu_bdf(char *bdf, size_t len)
+{
+	igt_assert(edu_bdf_nth(0, bdf, len));
 }
 
 void edu_debugfs_path(char *path, size_t len, const char *file)
@@ -48,6 +56,28 @@ long edu_read_value(const char *path, const char *key)
 	fclose(f);
 	igt_assert_f(v >= 0, "%s: no %s\n", path, key);
 	return v;
+}
+
+bool edu_dma_mask_nth(int nic, uint64_t *mask)
+{
+	char bdf[32], path[128], line[256];
+	bool found = false;
+	FILE *f;
+
+	if (!edu_bdf_nth(nic, bdf, sizeof(bdf)))
+		return false;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/edu_nic/%s/stats",
+		 bdf);
+	f = fopen(path, "r");
+	igt_assert_f(f, "%s: %s\n", path, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "dma_mask ", 9)) {
+			*mask = strtoull(line + 9, NULL, 0);
+			found = true;
+		}
+	fclose(f);
+	igt_assert_f(found, "%s: no dma_mask\n", path);
+	return true;
 }
 
 bool edu_write_str(const char *path, const char *s)

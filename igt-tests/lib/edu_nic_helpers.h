@@ -25,7 +25,13 @@
 
 #define EDU_PAGE 4096ul
 
-/* edu_nic0's PCI address (0000:03:00.0): names its debugfs directory */
+/*
+ * edu_nic@n's PCI address (0000:03:00.0): names its debugfs directory.
+ * Return: false where edu_nic gave no device that number.
+ */
+bool edu_bdf_nth(int nic, char *bdf, size_t len);
+
+/* edu_nic0's PCI address */
 void edu_bdf(char *bdf, size_t len);
 
 /* The path of edu_nic0's debugfs file @file (stats, mrs, iovas) */
@@ -36,6 +42,13 @@ int edu_read_int(const char *path);
 
 /* The number on the line "@key N" of the debugfs file @path */
 long edu_read_value(const char *path, const char *key);
+
+/*
+ * edu_nic@n's DMA mask, as the DMA API holds it (the "dma_mask" line of
+ * its debugfs stats): what its probe made of the dma_bits parameter.
+ * Return: false where edu_nic gave no device that number.
+ */
+bool edu_dma_mask_nth(int nic, uint64_t *mask);
 
 /* Write @s to the sysfs or debugfs file @path; false on any failure */
 bool edu_write_str(const char *path, const char *s);
