@@ -154,6 +154,32 @@ r = run('--json', 'dma', '--help')
 check(r.returncode == 0 and r.stdout.startswith('usage:'),
       '--json dma --help: the help, exit 0')
 
+# --dry-run: each command's settings, with dry_run true, and exit 0,
+# opening no device; bad usage is still exit 2; it may follow the
+# command, as the other global long options may.
+for c in COMMANDS:
+    for args in (['--json', '--dry-run', c], [c, '--dry-run', '--json']):
+        r = run(*args)
+        try:
+            d = json.loads(r.stdout)
+        except ValueError:
+            d = {}
+        check(r.returncode == 0 and d.get('dry_run') is True and
+              not r.stderr, f'{" ".join(args)}: the settings, exit 0 '
+              f'({r.returncode}, {r.stderr.strip()!r})')
+r = run('--dry-run', 'dma', '--size', '8K', '--mode', 'bulk')
+check(r.returncode == 0 and 'size: 8192' in r.stdout and
+      'mode: bulk' in r.stdout, f'--dry-run dma: the settings as text '
+      f'({r.stdout!r})')
+for args, named in ((['dma', '--memory', 'anon', '--read-only'],
+                     'object flags need'),
+                    (['move', '--offset', '4K'], '--offset needs'),
+                    (['info', 'extra'], "'extra'")):
+    r = run('--dry-run', *args)
+    check(r.returncode == 2 and named in r.stderr and not r.stdout,
+          f'--dry-run {" ".join(args)}: bad usage still, exit 2 '
+          f'({r.returncode}, {r.stderr.strip()!r})')
+
 # With devices: every workload's JSON parses, and a missing device is one
 # clear line with exit 1.
 if os.path.exists('/dev/edu_nic0'):

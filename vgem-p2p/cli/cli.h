@@ -79,4 +79,14 @@ extern const struct command cmd_info, cmd_alloc, cmd_register, cmd_dma,
 /* getopt_long over a subcommand's argv; prints its help on -h */
 bool want_help(const struct command *cmd, int argc, char **argv);
 
+/* --dry-run: check the arguments, print the settings, open no device */
+extern bool cli_dry_run;
+/*
+ * Where a command has checked its arguments and would open a device:
+ * with --dry-run, begins the output of its settings (the caller prints
+ * them, each under its option's long name with '_' for '-', and calls
+ * out_end()) and returns true.
+ */
+bool dry_run_begin(void);
+
 #endif /* VP2P_CLI_H */

@@ -49,10 +49,18 @@ static int alloc_run(struct ctx *c, int argc, char **argv)
 		else
 			free_every = n;
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
 	if (w.mem != MEM_VRAM && w.mem != MEM_SYSTEM)
 		return out_usage("alloc makes objects: --memory vram or system");
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_u64("count", count);
+		out_u64("free_every", free_every);
+		out_end();
+		return 0;
+	}
 
 	fd = ctx_exporter(c);
 	if (fd < 0)

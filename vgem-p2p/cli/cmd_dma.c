@@ -15,6 +15,12 @@
 
 #include "workload.h"
 
+static const char *access_name(uint32_t access)
+{
+	return access == EDU_NIC_ACCESS_READ ? "r" :
+	       access == EDU_NIC_ACCESS_WRITE ? "w" : "rw";
+}
+
 static int register_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -49,8 +55,16 @@ static int register_run(struct ctx *c, int argc, char **argv)
 		else
 			return out_badopt(opt, argv);
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_str("access", access_name(w.access));
+		out_bool("no_prefetch", !flags);
+		out_end();
+		return 0;
+	}
 
 	ret = wl_setup(c, &w, true);
 	if (ret)
@@ -59,8 +73,7 @@ static int register_run(struct ctx *c, int argc, char **argv)
 	if (ret)
 		goto out;
 	out_begin();
-	out_str("access", w.access == EDU_NIC_ACCESS_READ ? "r" :
-		w.access == EDU_NIC_ACCESS_WRITE ? "w" : "rw");
+	out_str("access", access_name(w.access));
 	out_bool("prefetch", flags);
 	wl_report(c, &w);
 	out_end();
@@ -266,8 +279,9 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 			return out_badopt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
 	/* --monitor polls a counter: no pass to repeat, nothing to write */
 	if (target && write)
 		return out_usage("--monitor and --write conflict");
@@ -278,6 +292,15 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 	if (target && (w.mem == MEM_DEVMEM ||
 		       (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)))
 		return out_usage("--monitor needs memory the CPU writes");
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_bool("write", write);
+		out_u64("iterations", iterations);
+		out_u64("monitor", target);
+		out_u64("interval", interval);
+		out_end();
+		return 0;
+	}
 
 	ret = wl_setup(c, &w, !write);
 	if (ret)

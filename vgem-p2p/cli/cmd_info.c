@@ -50,6 +50,10 @@ static int info_run(struct ctx *c, int argc, char **argv)
 
 	if (argc > 1)
 		return out_usage("unexpected argument '%s'", argv[1]);
+	if (dry_run_begin()) {
+		out_end();
+		return 0;
+	}
 	ne = vp2p_exporter_count();
 	if (ne < 0)
 		return out_err(ne, "enumerate DRM devices");
@@ -197,6 +201,12 @@ static int stats_run(struct ctx *c, int argc, char **argv)
 		return out_usage("unexpected argument '%s'", argv[optind]);
 	if (!want_e && !want_i)
 		return out_usage("--exporter-only and --importer-only conflict");
+	if (dry_run_begin()) {
+		out_bool("exporter_only", !want_i);
+		out_bool("importer_only", !want_e);
+		out_end();
+		return 0;
+	}
 	if (want_e) {
 		if (ctx_exporter(c) < 0)
 			return 1;

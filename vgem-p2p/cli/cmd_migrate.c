@@ -30,10 +30,16 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 		if (ret)
 			return ret == 2 ? 2 : out_badopt(opt, argv);
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
 	if (w.mem != MEM_DEVMEM)
 		return out_usage("migrate works on --memory devmem only");
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_end();
+		return 0;
+	}
 
 	ret = wl_setup(c, &w, true);
 	if (ret)

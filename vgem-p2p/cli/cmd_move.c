@@ -79,6 +79,7 @@ static int move_run(struct ctx *c, int argc, char **argv)
 	};
 	unsigned long moves = 1, interval = 500, i;
 	uint32_t target = VGEM_P2P_MOVE_VRAM, t;
+	const char *target_name = "vram";
 	struct drm_vgem_p2p_obj_info before, after;
 	struct stream s = { .c = c };
 	uint64_t offset = 0, off;
@@ -101,6 +102,7 @@ static int move_run(struct ctx *c, int argc, char **argv)
 			if (parse_target(optarg, &target))
 				return out_usage("bad --target '%s' (vram, vram-at, system or cycle)",
 						 optarg);
+			target_name = optarg;
 			break;
 		case 'o':
 			if (parse_size(optarg, &offset) && strcmp(optarg, "0"))
@@ -127,14 +129,24 @@ static int move_run(struct ctx *c, int argc, char **argv)
 			return out_badopt(opt, argv);
 		}
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
 	if (has_offset && target != VGEM_P2P_MOVE_VRAM_AT)
 		return out_usage("--offset needs --target vram-at");
 	if (w.mem != MEM_VRAM && w.mem != MEM_SYSTEM)
 		return out_usage("moves need --memory vram or system");
 	if (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)
 		return out_usage("the stream checks data the CPU wrote: no --device-only");
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_str("target", target_name);
+		out_u64("offset", offset);
+		out_u64("moves", moves);
+		out_u64("interval", interval);
+		out_end();
+		return 0;
+	}
 
 	ret = wl_setup(c, &w, true);
 	if (ret)
@@ -254,12 +266,18 @@ static int evict_run(struct ctx *c, int argc, char **argv)
 		if (ret)
 			return ret == 2 ? 2 : out_badopt(opt, argv);
 	}
-	if (optind < argc)
-		return out_usage("unexpected argument '%s'", argv[optind]);
+	ret = wl_check(&w, optind, argc, argv);
+	if (ret)
+		return ret;
 	if (w.mem != MEM_VRAM)
 		return out_usage("eviction is of VRAM objects: --memory vram");
 	if (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)
 		return out_usage("the check reads data the CPU wrote: no --device-only");
+	if (dry_run_begin()) {
+		wl_settings(&w);
+		out_end();
+		return 0;
+	}
 
 	ret = wl_setup(c, &w, true);
 	if (ret)

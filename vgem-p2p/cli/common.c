@@ -366,3 +366,14 @@ bool want_help(const struct command *cmd, int argc, char **argv)
 	}
 	return false;
 }
+
+bool cli_dry_run;
+
+bool dry_run_begin(void)
+{
+	if (!cli_dry_run)
+		return false;
+	out_begin();
+	out_bool("dry_run", true);
+	return true;
+}

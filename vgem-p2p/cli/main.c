@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -p, --progress     show progress of long work on stderr\n"
 		"                     (default: on when stderr is a terminal)\n"
 		"  -q, --quiet        no progress\n"
+		"      --dry-run      check the command's arguments and print the\n"
+		"                     settings it would run with; open no device\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help; COMMAND --help for a command's own\n"
 		"The long forms may also follow the command. --progress and\n"
@@ -53,6 +55,9 @@ static void usage(FILE *f)
 		"message), \"errno\" (null when no call failed), \"exit\" (the status).\n"
 		"See vgem-p2p(1).\n");
 }
+
+/* the global options without a short form */
+#define OPT_DRY_RUN 0x100
 
 /* --progress and --quiet, as given: together they are a usage error */
 static bool seen_progress, seen_quiet;
@@ -89,6 +94,9 @@ static int set_global(struct ctx *c, int opt, const char *arg)
 			return out_usage("--progress and --quiet conflict");
 		out_progress = opt == 'p';
 		return 0;
+	case OPT_DRY_RUN:
+		cli_dry_run = true;
+		return 0;
 	}
 	return 2;
 }
@@ -104,7 +112,7 @@ static int hoist_globals(struct ctx *c, int *argc, char **argv)
 	static const struct { const char *name; int opt; bool arg; } g[] = {
 		{ "--exporter", 'e', true }, { "--importer", 'i', true },
 		{ "--json", 'j', false }, { "--progress", 'p', false },
-		{ "--quiet", 'q', false },
+		{ "--quiet", 'q', false }, { "--dry-run", OPT_DRY_RUN, false },
 	};
 	int i, j, k, ret;
 
@@ -171,6 +179,7 @@ static int run(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -193,6 +202,7 @@ static int run(int argc, char **argv)
 		case 'j':
 		case 'p':
 		case 'q':
+		case OPT_DRY_RUN:
 			ret = set_global(&c, opt, optarg);
 			if (ret)
 				return ret;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "workload.h"
 
@@ -58,12 +59,33 @@ int wl_opt(struct wl *w, int opt, const char *arg)
 	return 1;
 }
 
+int wl_check(struct wl *w, int optind, int argc, char **argv)
+{
+	if (optind < argc)
+		return out_usage("unexpected argument '%s'", argv[optind]);
+	if (w->bo_flags && w->mem != MEM_VRAM && w->mem != MEM_SYSTEM)
+		return out_usage("object flags need --memory vram or system");
+	return 0;
+}
+
+void wl_settings(const struct wl *w)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	out_str("memory", mem_name(w->mem));
+	/* as vbuf_create() rounds it */
+	out_u64("size", (w->size + page - 1) & ~(uint64_t)(page - 1));
+	out_u64("seed", w->seed);
+	out_str("mode", mode_name(w->mode));
+	out_bool("read_only", w->bo_flags & VGEM_P2P_CREATE_READ_ONLY);
+	out_bool("no_p2p", w->bo_flags & VGEM_P2P_CREATE_NO_P2P);
+	out_bool("device_only", w->bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY);
+}
+
 int wl_setup(struct ctx *c, struct wl *w, bool fill)
 {
 	int ret;
 
-	if (w->bo_flags && w->mem != MEM_VRAM && w->mem != MEM_SYSTEM)
-		return out_usage("object flags need --memory vram or system");
 	if (ctx_importer(c) < 0 || ctx_exporter(c) < 0)
 		return 1;
 	ret = vbuf_create(c, w->mem, w->size, w->bo_flags, &w->buf);

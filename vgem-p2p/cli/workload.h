@@ -47,6 +47,13 @@ struct wl {
 void wl_init(struct wl *w);
 /* 0 if handled, 1 if not a common option, 2 on bad usage (printed) */
 int wl_opt(struct wl *w, int opt, const char *arg);
+/*
+ * After the options, argv[optind] on: no operand, and object flags only
+ * for objects. 0, or 2 on bad usage (printed).
+ */
+int wl_check(struct wl *w, int optind, int argc, char **argv);
+/* --dry-run: the shared settings, as the command would use them */
+void wl_settings(const struct wl *w);
 /* allocate, fill with the pattern (unless device-only), migrate devmem */
 int wl_setup(struct ctx *c, struct wl *w, bool fill);
 /* register with the importer, snapshotting the exporter's counters first */
