@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # check-cli.py CLI MANPAGE [BENCH BENCH-SRC]: the CLI's contract that needs
-# no device: every subcommand has --help and a man page section, --json
-# output parses as JSON, and errors are one line with a non-zero exit:
-# with --json also one JSON object {"error", "errno", "exit"} on stdout,
-# on every error path; conflicting options and bad values are usage
-# errors naming the option and the value; the hints name the commands that
-# load the modules. In the guest, with the modules loaded, the JSON of
-# every workload is checked too. With BENCH (vgem-p2p-bench) and its
-# source directory: bad arguments are named, and --help lists every case
-# the sources can report.
+# no device: every subcommand has --help and a man page section, takes
+# every option and value its --help lists (and no other) with the
+# defaults it states, --json output parses as JSON, and errors are one
+# line with a non-zero exit: with --json also one JSON object {"error",
+# "errno", "exit"} on stdout, on every error path; conflicting options
+# and bad values are usage errors naming the option and the value; the
+# hints name the commands that load the modules. In the guest, with the
+# modules loaded, the JSON of every workload is checked too. With BENCH
+# (vgem-p2p-bench) and its source directory: bad arguments are named,
+# and --help lists every case the sources can report.
 import glob
 import json
 import os
@@ -179,6 +180,139 @@ for args, named in ((['dma', '--memory', 'anon', '--read-only'],
     check(r.returncode == 2 and named in r.stderr and not r.stdout,
           f'--dry-run {" ".join(args)}: bad usage still, exit 2 '
           f'({r.returncode}, {r.stderr.strip()!r})')
+
+# Every option a command's --help lists is one it takes, with every value
+# the help names, and no other; every default the help states is the one
+# it uses. --dry-run checks the arguments as the command does and prints
+# the settings, each under its option's long name ('_' for '-'), opening
+# no device; without a device, the same arguments fail for the device
+# (exit 1), not as usage (exit 2).
+VALUES = {'memory': ['vram', 'system', 'anon', 'devmem'],
+          'mode': ['device', 'bulk'],
+          'target': ['vram', 'vram-at', 'system', 'cycle'],
+          'access': ['r', 'w', 'rw']}
+# a value of the kind the help's METAVAR names, and what it reads as
+SAMPLE = {'SIZE': ('8K', 8192), 'OFF': ('8K', 8192), 'N': ('3', 3),
+          'K': ('3', 3), 'MS': ('30', 30)}
+# what an option needs beside it
+NEEDS = {('move', 'offset'): ['--target', 'vram-at'],
+         ('dma', 'interval'): ['--monitor', '3']}
+no_device = not os.path.exists('/dev/edu_nic0') and \
+    not glob.glob('/sys/bus/pci/drivers/vgem_p2p/0000:*')
+
+
+def help_options(text):
+    """{long: (METAVAR or None, description)} of a --help's option lines."""
+    opts, last = {}, None
+    for line in text.splitlines():
+        m = re.match(r'  (?:-\w, |    )--([a-z][\w-]*)(?: ([A-Z]+))?\s+(.*)',
+                     line)
+        if m:
+            last = m.group(1)
+            opts[last] = [m.group(2), m.group(3)]
+        elif last and re.match(r' {8,}\S', line):
+            opts[last][1] += ' ' + line.strip()
+        else:
+            last = None
+    return {k: tuple(v) for k, v in opts.items()}
+
+
+def help_default(desc):
+    """The default a description states: "(default X)", or the value
+    right before a parenthesis that says "default"."""
+    m = re.search(r'\(default ([^):]+)', desc)
+    if m:
+        return m.group(1).strip()
+    m = re.search(r'([\w-]+)\s*\([^()]*\bdefault\b[^()]*\)', desc)
+    return m.group(1) if m else None
+
+
+def help_values(name, desc):
+    """The values of VALUES[name] the description names, outside its
+    parentheses."""
+    outside = re.sub(r'\([^()]*\)', '', desc)
+    return [v for v in VALUES.get(name, ()) if
+            re.search(r'(?<![\w-])' + re.escape(v) + r'(?![\w-])', outside)]
+
+
+def as_value(metavar, text):
+    if metavar in ('SIZE', 'OFF'):
+        n, suf = re.fullmatch(r'(\d+)([KMG]?)', text).groups()
+        return int(n) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[suf]
+    if metavar in SAMPLE:
+        return int(text)
+    return text
+
+
+def dry(c, *args):
+    r = run('--json', '--dry-run', c, *args)
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        d = {}
+    return r, d
+
+
+listed = {c: help_options(run(c, '--help').stdout) for c in COMMANDS}
+every = {}
+for c in COMMANDS:
+    for name, (metavar, _) in listed[c].items():
+        every.setdefault(name, metavar)
+for c in COMMANDS:
+    d0 = dry(c)[1]
+    for name, (metavar, desc) in listed[c].items():
+        key = name.replace('-', '_')
+        need = NEEDS.get((c, name), [])
+        base = d0 if not need else dry(c, *need)[1]
+        check(key in base, f'{c} --dry-run prints --{name} as {key}')
+        if metavar is None:
+            trials = [([], False)] if not need else []
+            trials.append(([f'--{name}'], True))
+        elif name in VALUES:
+            values = help_values(name, desc)
+            check(values, f'{c} --help: --{name} names its values ({desc!r})')
+            trials = [([f'--{name}', v], v) for v in values]
+            for v in VALUES[name]:
+                if v in values:
+                    continue
+                r = run('--dry-run', c, *need, f'--{name}', v)
+                check(r.returncode == 2 and f"'{v}'" in r.stderr,
+                      f'{c} --{name} {v}: not in its --help, refused, '
+                      f'exit 2 ({r.returncode}, {r.stderr.strip()!r})')
+        else:
+            check(metavar in SAMPLE, f'{c} --help: --{name} {metavar}: a '
+                  f'value check-cli.py knows how to give')
+            text, val = SAMPLE.get(metavar, ('1', 1))
+            trials = [([f'--{name}', text], val)]
+        for args, want in trials:
+            r, d = dry(c, *need, *args)
+            check(r.returncode == 0 and d.get(key) == want,
+                  f'{c} {" ".join(need + args) or "(no options)"}: taken, '
+                  f'{key} is {want!r} ({r.returncode}, {d.get(key)!r}, '
+                  f'{r.stderr.strip()!r})')
+            if no_device:
+                r = run('--quiet', c, *need, *args)
+                check(r.returncode == 1 and 'No such device' in r.stderr,
+                      f'{c} {" ".join(need + args) or "(no options)"}: with no device, fails '
+                      f'for the device, not as usage ({r.returncode}, '
+                      f'{r.stderr.strip()!r})')
+        default = help_default(desc)
+        if default is not None:
+            want = as_value(metavar, default) if name not in VALUES \
+                else default
+            check(base.get(key) == want,
+                  f'{c} --help: --{name} defaults to {default}: '
+                  f'{key} is {base.get(key)!r} with no --{name}')
+    # an option another command takes, this one not: refused
+    for name, metavar in sorted(every.items()):
+        if name in listed[c]:
+            continue
+        arg = [] if metavar is None else \
+            [VALUES[name][0] if name in VALUES else SAMPLE[metavar][0]]
+        r = run('--dry-run', c, f'--{name}', *arg)
+        check(r.returncode == 2 and f"'--{name}'" in r.stderr,
+              f'{c} --{name}: not in its --help, refused as unknown, exit 2 '
+              f'({r.returncode}, {r.stderr.strip()!r})')
 
 # With devices: every workload's JSON parses, and a missing device is one
 # clear line with exit 1.

@@ -14,6 +14,8 @@ static int alloc_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPTS_FLAGS,
+		WL_LONGOPT_DEVICE_ONLY,
 		{ "count", required_argument, NULL, 'n' },
 		{ "free-every", required_argument, NULL, 'f' },
 		{ }
@@ -27,7 +29,7 @@ static int alloc_run(struct ctx *c, int argc, char **argv)
 	int opt, ret, fd;
 	char *end;
 
-	wl_init(&w);
+	wl_init(&w, MEM_VRAM, WL_MEM_OBJECT, WL_FLAGS | WL_DEVICE_ONLY);
 	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS "n:f:", opts,
 				  NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
@@ -52,8 +54,6 @@ static int alloc_run(struct ctx *c, int argc, char **argv)
 	ret = wl_check(&w, optind, argc, argv);
 	if (ret)
 		return ret;
-	if (w.mem != MEM_VRAM && w.mem != MEM_SYSTEM)
-		return out_usage("alloc makes objects: --memory vram or system");
 	if (dry_run_begin()) {
 		wl_settings(&w);
 		out_u64("count", count);
@@ -132,8 +132,11 @@ const struct command cmd_alloc = {
 	"checked: moves must keep contents. Objects are freed on exit (they\n"
 	"belong to the DRM file).\n"
 	"\n"
+	"  -m, --memory KIND  vram (default) or system\n"
 	WL_HELP
+	WL_HELP_FLAGS
+	WL_HELP_DEVICE_ONLY
 	"  -n, --count N      number of objects (default 1)\n"
 	"  -f, --free-every K free every K-th object right away, to fragment\n"
-	"                     VRAM\n",
+	"                     VRAM (default 0: none)\n",
 };

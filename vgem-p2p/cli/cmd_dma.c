@@ -25,6 +25,9 @@ static int register_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPT_MODE,
+		WL_LONGOPTS_FLAGS,
+		WL_LONGOPT_DEVICE_ONLY,
 		{ "access", required_argument, NULL, 'a' },
 		{ "no-prefetch", no_argument, NULL, 'n' },
 		{ }
@@ -33,9 +36,9 @@ static int register_run(struct ctx *c, int argc, char **argv)
 	struct wl w;
 	int opt, ret;
 
-	wl_init(&w);
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS "a:n", opts,
-				  NULL)) != -1) {
+	wl_init(&w, MEM_VRAM, WL_MEM_ANY, WL_MODE | WL_FLAGS | WL_DEVICE_ONLY);
+	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE
+				  "a:n", opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret == 0)
 			continue;
@@ -95,7 +98,11 @@ const struct command cmd_register = {
 	"and live importer mappings, and what the exporter handed out.\n"
 	"The registration is released when the command exits.\n"
 	"\n"
+	WL_HELP_MEMORY
 	WL_HELP
+	WL_HELP_MODE
+	WL_HELP_FLAGS
+	WL_HELP_DEVICE_ONLY
 	"  -a, --access ACC   r, w or rw (default rw)\n"
 	"  -n, --no-prefetch  register only; mirror on first DMA\n",
 };
@@ -229,6 +236,9 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPT_MODE,
+		WL_LONGOPTS_FLAGS,
+		WL_LONGOPT_DEVICE_ONLY,
 		{ "write", no_argument, NULL, 'w' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "monitor", required_argument, NULL, 'c' },
@@ -245,9 +255,9 @@ static int dma_run(struct ctx *c, int argc, char **argv)
 	int opt, ret;
 	char *end;
 
-	wl_init(&w);
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS "wn:c:t:", opts,
-				  NULL)) != -1) {
+	wl_init(&w, MEM_VRAM, WL_MEM_ANY, WL_MODE | WL_FLAGS | WL_DEVICE_ONLY);
+	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE
+				  "wn:c:t:", opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret == 0)
 			continue;
@@ -364,9 +374,13 @@ const struct command cmd_dma = {
 	"counters did meanwhile (leases, fallbacks, bytes bounced).\n"
 	"Exits 1 if any byte is wrong.\n"
 	"\n"
+	WL_HELP_MEMORY
 	WL_HELP
+	WL_HELP_MODE
+	WL_HELP_FLAGS
+	WL_HELP_DEVICE_ONLY
 	"  -w, --write        the NIC writes instead of reading\n"
-	"  -n, --iterations N repeat the transfer N times (a stream)\n"
+	"  -n, --iterations N repeat the transfer N times, a stream (default 1)\n"
 	"  -c, --monitor N    instead: a GPU thread advances a counter to N in\n"
 	"                     the memory while the NIC polls it by DMA\n"
 	"  -t, --interval MS  the GPU's step, with --monitor (default 50)\n",

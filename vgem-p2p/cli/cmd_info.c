@@ -246,5 +246,8 @@ const struct command cmd_stats = {
 	"invalidations, bytes copied and bounced, device-private migrations,\n"
 	"VRAM use) and the importer's (pages mirrored p2p or through system\n"
 	"memory, faults, invalidations, re-maps, bytes by device and emulated\n"
-	"DMA). Select devices with the global --exporter and --importer.\n",
+	"DMA). Select devices with the global --exporter and --importer.\n"
+	"\n"
+	"  -E, --exporter-only  the exporter's counters only\n"
+	"  -I, --importer-only  the importer's counters only\n",
 };

@@ -15,6 +15,7 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPT_MODE,
 		{ }
 	};
 	struct drm_vgem_p2p_stats e1, e2;
@@ -23,9 +24,9 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 	struct wl w;
 	int opt, ret;
 
-	wl_init(&w);
-	w.mem = MEM_DEVMEM;
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS, opts, NULL)) != -1) {
+	wl_init(&w, MEM_DEVMEM, MEM_BIT(MEM_DEVMEM), WL_MODE);
+	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE,
+				  opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret)
 			return ret == 2 ? 2 : out_badopt(opt, argv);
@@ -33,8 +34,6 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 	ret = wl_check(&w, optind, argc, argv);
 	if (ret)
 		return ret;
-	if (w.mem != MEM_DEVMEM)
-		return out_usage("migrate works on --memory devmem only");
 	if (dry_run_begin()) {
 		wl_settings(&w);
 		out_end();
@@ -97,5 +96,8 @@ const struct command cmd_migrate = {
 	"where it is refused the pages migrate to RAM first. Then the CPU\n"
 	"checks the data, which migrates the pages back (cpu_touch).\n"
 	"\n"
-	WL_HELP,
+	"  -m, --memory KIND  devmem (the default, and the only kind: anonymous\n"
+	"                     memory migrated to device memory)\n"
+	WL_HELP
+	WL_HELP_MODE,
 };

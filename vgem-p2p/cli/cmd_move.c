@@ -71,6 +71,8 @@ static int move_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPT_MODE,
+		WL_LONGOPTS_FLAGS,
 		{ "target", required_argument, NULL, 'T' },
 		{ "offset", required_argument, NULL, 'o' },
 		{ "moves", required_argument, NULL, 'n' },
@@ -89,9 +91,9 @@ static int move_run(struct ctx *c, int argc, char **argv)
 	int opt, ret;
 	char *end;
 
-	wl_init(&w);
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS "T:o:n:t:", opts,
-				  NULL)) != -1) {
+	wl_init(&w, MEM_VRAM, WL_MEM_OBJECT, WL_MODE | WL_FLAGS);
+	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE
+				  "T:o:n:t:", opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret == 0)
 			continue;
@@ -134,10 +136,6 @@ static int move_run(struct ctx *c, int argc, char **argv)
 		return ret;
 	if (has_offset && target != VGEM_P2P_MOVE_VRAM_AT)
 		return out_usage("--offset needs --target vram-at");
-	if (w.mem != MEM_VRAM && w.mem != MEM_SYSTEM)
-		return out_usage("moves need --memory vram or system");
-	if (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)
-		return out_usage("the stream checks data the CPU wrote: no --device-only");
 	if (dry_run_begin()) {
 		wl_settings(&w);
 		out_str("target", target_name);
@@ -238,10 +236,13 @@ const struct command cmd_move = {
 	"Prints the passes, the importer's invalidations and re-maps, and the\n"
 	"exporter's moves and invalidations. Exits 1 on any bad pass.\n"
 	"\n"
+	"  -m, --memory KIND  vram (default) or system\n"
 	WL_HELP
+	WL_HELP_MODE
+	WL_HELP_FLAGS
 	"  -T, --target T     vram (elsewhere in VRAM, the default), vram-at,\n"
 	"                     system, or cycle (system, vram, system, ...)\n"
-	"  -o, --offset OFF   VRAM offset for vram-at\n"
+	"  -o, --offset OFF   VRAM offset for vram-at (default 0)\n"
 	"  -n, --moves N      number of moves (default 1)\n"
 	"  -t, --interval MS  time between moves (default 500)\n",
 };
@@ -250,6 +251,8 @@ static int evict_run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		WL_LONGOPTS,
+		WL_LONGOPT_MODE,
+		WL_LONGOPTS_FLAGS,
 		{ }
 	};
 	struct drm_vgem_p2p_obj_info i0, i1, i2;
@@ -260,8 +263,9 @@ static int evict_run(struct ctx *c, int argc, char **argv)
 	struct wl w;
 	int opt, ret;
 
-	wl_init(&w);
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS, opts, NULL)) != -1) {
+	wl_init(&w, MEM_VRAM, MEM_BIT(MEM_VRAM), WL_MODE | WL_FLAGS);
+	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE,
+				  opts, NULL)) != -1) {
 		ret = wl_opt(&w, opt, optarg);
 		if (ret)
 			return ret == 2 ? 2 : out_badopt(opt, argv);
@@ -269,10 +273,6 @@ static int evict_run(struct ctx *c, int argc, char **argv)
 	ret = wl_check(&w, optind, argc, argv);
 	if (ret)
 		return ret;
-	if (w.mem != MEM_VRAM)
-		return out_usage("eviction is of VRAM objects: --memory vram");
-	if (w.bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY)
-		return out_usage("the check reads data the CPU wrote: no --device-only");
 	if (dry_run_begin()) {
 		wl_settings(&w);
 		out_end();
@@ -355,5 +355,8 @@ const struct command cmd_evict = {
 	"fault, otherwise the NIC is served from system memory. Both reads are\n"
 	"checked; prints the placement at each step and the counters.\n"
 	"\n"
-	WL_HELP,
+	"  -m, --memory KIND  vram (the default, and the only kind)\n"
+	WL_HELP
+	WL_HELP_MODE
+	WL_HELP_FLAGS,
 };

@@ -2,32 +2,58 @@
 /* The steps shared by the workload subcommands; see workload.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "workload.h"
 
-void wl_init(struct wl *w)
+void wl_init(struct wl *w, enum mem_kind mem, unsigned int mems,
+	     unsigned int takes)
 {
 	memset(w, 0, sizeof(*w));
-	w->mem = MEM_VRAM;
+	w->mem = mem;
+	w->mems = mems;
+	w->takes = takes;
 	w->size = 16 << 10;
 	w->mode = EDU_NIC_MODE_DEVICE;
 	w->access = EDU_NIC_ACCESS_READ | EDU_NIC_ACCESS_WRITE;
 	w->seed = 1;
 }
 
+/* "vram, system, anon or devmem": the kinds in @mems */
+static void mem_list(unsigned int mems, char *buf, size_t len)
+{
+	unsigned int k, left = __builtin_popcount(mems);
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (k = MEM_VRAM; k <= MEM_DEVMEM && n < len; k++) {
+		if (!(mems & MEM_BIT(k)))
+			continue;
+		left--;
+		n += snprintf(buf + n, len - n, "%s%s", mem_name(k),
+			      left > 1 ? ", " : left ? " or " : "");
+	}
+}
+
 int wl_opt(struct wl *w, int opt, const char *arg)
 {
+	enum mem_kind kind;
 	unsigned long n;
+	char kinds[64];
 	char *end;
 
 	switch (opt) {
 	case 'm':
-		if (parse_mem(arg, &w->mem))
-			return out_usage("bad --memory '%s' (vram, system, anon or devmem)",
-					 arg);
+		if (parse_mem(arg, &kind) || !(w->mems & MEM_BIT(kind))) {
+			mem_list(w->mems, kinds, sizeof(kinds));
+			return out_usage("bad --memory '%s' (%s%s)", arg,
+					 w->mems & (w->mems - 1) ? "" :
+					 "only ", kinds);
+		}
+		w->mem = kind;
 		return 0;
 	case 's':
 		if (parse_size(arg, &w->size))
@@ -63,7 +89,7 @@ int wl_check(struct wl *w, int optind, int argc, char **argv)
 {
 	if (optind < argc)
 		return out_usage("unexpected argument '%s'", argv[optind]);
-	if (w->bo_flags && w->mem != MEM_VRAM && w->mem != MEM_SYSTEM)
+	if (w->bo_flags && !(WL_MEM_OBJECT & MEM_BIT(w->mem)))
 		return out_usage("object flags need --memory vram or system");
 	return 0;
 }
@@ -76,10 +102,15 @@ void wl_settings(const struct wl *w)
 	/* as vbuf_create() rounds it */
 	out_u64("size", (w->size + page - 1) & ~(uint64_t)(page - 1));
 	out_u64("seed", w->seed);
-	out_str("mode", mode_name(w->mode));
-	out_bool("read_only", w->bo_flags & VGEM_P2P_CREATE_READ_ONLY);
-	out_bool("no_p2p", w->bo_flags & VGEM_P2P_CREATE_NO_P2P);
-	out_bool("device_only", w->bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY);
+	if (w->takes & WL_MODE)
+		out_str("mode", mode_name(w->mode));
+	if (w->takes & WL_FLAGS) {
+		out_bool("read_only", w->bo_flags & VGEM_P2P_CREATE_READ_ONLY);
+		out_bool("no_p2p", w->bo_flags & VGEM_P2P_CREATE_NO_P2P);
+	}
+	if (w->takes & WL_DEVICE_ONLY)
+		out_bool("device_only",
+			 w->bo_flags & VGEM_P2P_CREATE_DEVICE_ONLY);
 }
 
 int wl_setup(struct ctx *c, struct wl *w, bool fill)

@@ -12,6 +12,8 @@
 
 struct wl {
 	enum mem_kind mem;
+	unsigned int mems;	/* the kinds the command takes, MEM_BIT()s */
+	unsigned int takes;	/* the other shared options it takes, WL_* */
 	uint64_t size;
 	uint32_t mode;
 	uint32_t bo_flags;
@@ -22,29 +24,62 @@ struct wl {
 	struct drm_vgem_p2p_stats e0;	/* exporter counters at the start */
 };
 
-/* ":": getopt_long() returns ':' for a missing argument */
-#define WL_SHORTOPTS ":m:s:M:S:"
+#define MEM_BIT(kind)	(1u << (kind))
+#define WL_MEM_ANY	(MEM_BIT(MEM_VRAM) | MEM_BIT(MEM_SYSTEM) | \
+			 MEM_BIT(MEM_ANON) | MEM_BIT(MEM_DEVMEM))
+#define WL_MEM_OBJECT	(MEM_BIT(MEM_VRAM) | MEM_BIT(MEM_SYSTEM))
+
+/*
+ * Every workload takes --memory (of the kinds in wl.mems), --size and
+ * --seed; the others only where they mean something: --mode where the
+ * NIC does DMA, the object flags where the memory is an object.
+ */
+#define WL_MODE		(1u << 0)	/* --mode */
+#define WL_FLAGS	(1u << 1)	/* --read-only, --no-p2p */
+#define WL_DEVICE_ONLY	(1u << 2)	/* --device-only */
+
+/*
+ * The options' tables, as the command takes them. ":": getopt_long()
+ * returns ':' for a missing argument.
+ */
+#define WL_SHORTOPTS ":m:s:S:"
+#define WL_SHORTOPT_MODE "M:"
 #define WL_LONGOPTS \
 	{ "memory", required_argument, NULL, 'm' }, \
 	{ "size", required_argument, NULL, 's' }, \
-	{ "mode", required_argument, NULL, 'M' }, \
-	{ "seed", required_argument, NULL, 'S' }, \
+	{ "seed", required_argument, NULL, 'S' }
+#define WL_LONGOPT_MODE \
+	{ "mode", required_argument, NULL, 'M' }
+#define WL_LONGOPTS_FLAGS \
 	{ "read-only", no_argument, NULL, 0x100 }, \
-	{ "no-p2p", no_argument, NULL, 0x101 }, \
+	{ "no-p2p", no_argument, NULL, 0x101 }
+#define WL_LONGOPT_DEVICE_ONLY \
 	{ "device-only", no_argument, NULL, 0x102 }
 
-#define WL_HELP \
+/*
+ * Their help, in the same pieces; each command gives its own --memory
+ * line unless it takes every kind. A default is "(default X)" or a value
+ * followed by a parenthesis that says "default": check-cli.py reads them
+ * so, and holds each to what --dry-run prints.
+ */
+#define WL_HELP_MEMORY \
 	"  -m, --memory KIND  vram (default), system, anon, or devmem\n" \
-	"                     (anonymous memory migrated to device memory)\n" \
+	"                     (anonymous memory migrated to device memory)\n"
+#define WL_HELP \
 	"  -s, --size SIZE    bytes, with K, M or G (default 16K)\n" \
+	"  -S, --seed N       data pattern seed (default 1)\n"
+#define WL_HELP_MODE \
 	"  -M, --mode MODE    NIC DMA: device (real edu DMA, ~0.2 s a page;\n" \
-	"                     the default) or bulk (emulated, fast)\n" \
-	"  -S, --seed N       data pattern seed\n" \
+	"                     the default) or bulk (emulated, fast)\n"
+#define WL_HELP_FLAGS \
 	"      --read-only    object exported read-only to importers\n" \
-	"      --no-p2p       object denies p2p: served by the fallback\n" \
+	"      --no-p2p       object denies p2p: served by the fallback\n"
+#define WL_HELP_DEVICE_ONLY \
 	"      --device-only  object never mapped to the CPU (the NIC fills it)\n"
 
-void wl_init(struct wl *w);
+/* @mem is the default kind, @mems the kinds, @takes the WL_* options */
+void wl_init(struct wl *w, enum mem_kind mem, unsigned int mems,
+	     unsigned int takes);
 /* 0 if handled, 1 if not a common option, 2 on bad usage (printed) */
 int wl_opt(struct wl *w, int opt, const char *arg);
 /*
