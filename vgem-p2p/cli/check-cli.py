@@ -151,6 +151,23 @@ for args, named, what in USAGE:
           f'{what}: one line naming {named}, exit 2 ({r.returncode}, '
           f'{r.stderr.strip()!r})')
     json_error(args, 2, EINVAL, what)
+# --version: a line of text, or with --json (before or after it) one
+# JSON object, as every other --json output is
+r = run('--version')
+check(r.returncode == 0 and re.fullmatch(r'vgem-p2p \S+\n', r.stdout),
+      f'--version: one line ({r.stdout!r})')
+version = r.stdout.split()[-1] if r.stdout else None
+for args in (['--json', '--version'], ['--version', '--json'],
+             ['-j', '-V']):
+    r = run(*args)
+    try:
+        d = json.loads(r.stdout)
+    except ValueError as e:
+        d = {'error': str(e)}
+    check(r.returncode == 0 and d == {'program': 'vgem-p2p',
+                                      'version': version},
+          f'{" ".join(args)}: {{"program", "version"}} as JSON '
+          f'({r.returncode}, {r.stdout!r})')
 r = run('--json', 'dma', '--help')
 check(r.returncode == 0 and r.stdout.startswith('usage:'),
       '--json dma --help: the help, exit 0')

@@ -208,7 +208,15 @@ static int run(int argc, char **argv)
 				return ret;
 			break;
 		case 'V':
-			printf("vgem-p2p %s\n", vp2p_version());
+			if (!out_json) {
+				printf("vgem-p2p %s\n", vp2p_version());
+				return 0;
+			}
+			/* out_finish() prints it */
+			out_begin();
+			out_str("program", "vgem-p2p");
+			out_str("version", vp2p_version());
+			out_end();
 			return 0;
 		case 'h':
 			usage(stdout);
