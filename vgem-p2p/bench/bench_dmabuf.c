@@ -2,7 +2,7 @@
 /*
  * The vma path against the dma-buf path, on the same VRAM object:
  *  - vma-map:       EDU_NIC_IOCTL_REG_MR + PREFETCH on the object's mmap
- *                   (hmm_range_fault(), the vma's p2p_map);
+ *                   (hmm_range_fault(), the vma's p2p_lookup);
  *  - dmabuf-map:    EDU_NIC_IOCTL_REG_DMABUF on its PRIME fd (dynamic
  *                   attachment, map_dma_buf at registration);
  *  - vma-revoke:    a forced move until the mapping of one vma

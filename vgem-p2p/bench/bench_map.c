@@ -3,12 +3,13 @@
  * Map cost: registering a region with EDU_NIC_REG_MR_PREFETCH runs
  * hmm_range_fault() over all of it with the importer named, and DMA-maps
  * what comes back. Three kinds of memory, present before the clock starts:
- *  - vram:   a vgem-p2p VRAM mmap; the vma's p2p_map hands out addresses;
+ *  - vram:   a vgem-p2p VRAM mmap; the vma's p2p_lookup hands out
+ *            addresses;
  *  - devmem: anonymous memory migrated to vgem-p2p's device-private
  *            pages, mapped p2p by their owner without migrating back;
  *  - anon:   ordinary anonymous memory, the path upstream already has
  *            (one dma_map_page() per page): the baseline;
- *  - ttm-vram, ttm-sys: a bochs dumb buffer, through TTM's p2p_map (the
+ *  - ttm-vram, ttm-sys: a bochs dumb buffer, through TTM's p2p_lookup (the
  *            generic path every TTM driver gets), scanned out so pinned
  *            in VRAM, or in the system memory bochs creates it in.
  * The cases alternate within each repetition, so that a slow spell of the

@@ -4,7 +4,8 @@
  * that 1, 2, 4, ... registrations mirror in full; each repetition goes
  * through every number of registrations in a shuffled order. The move
  * first zaps the object's CPU mappings; every importer's notifier then
- * p2p_unmap()s its mapping; then the copy. Reported:
+ * unmaps its DMA mapping and releases its lease (p2p_release); then the
+ * copy. Reported:
  *  - latency: from the ioctl's start to the last vgem_p2p_unmap event
  *    (kernel timestamp, tracefs), i.e. until no importer can reach the
  *    old location; the ratio is to one registration of the same size;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Scale, map-*: the cost of a p2p_map of an object that has nothing to
- * do with a move. One process registers (with prefetch: hmm_range_fault()
- * calls the exporter's p2p_map) and deregisters a small VRAM object
+ * Scale, map-*: the cost of a p2p_lookup of an object that has nothing
+ * to do with a move. One process registers (with prefetch: hmm_range_fault()
+ * calls the exporter's p2p_lookup) and deregisters a small VRAM object
  * again and again, timing each registration; in each repetition first
  * with nothing else going on (map-idle), then while a forked mover
  * moves a large object system -> VRAM -> system, with 20 ms between
@@ -265,7 +265,7 @@ int scale_map(struct scale_ctx *s, uint64_t move_size)
 		_exit(scale_mover(s, &big) ? 1 : 0);
 
 	for (r = 0; r < b->reps && !ret; r++) {
-		bench_progress(b, "scale: p2p_map of an unrelated object during %llu MiB moves, repetition %u",
+		bench_progress(b, "scale: p2p_lookup of an unrelated object during %llu MiB moves, repetition %u",
 			       (unsigned long long)(move_size / MiB), r + 1);
 		ret = scale_map_rep(s, p, &rep[r]);
 		/* an odd count of moves left it in VRAM: back, off the clock */

@@ -182,7 +182,7 @@ static void usage(FILE *f)
 		"  scale   compact, map-idle, map-move, map-idle-max, map-move-max,\n"
 		"          info-idle, info-queue, info-idle-max, info-queue-max\n"
 		"The ttm-* cases run the TTM exporter (bochs, through TTM's\n"
-		"p2p_map) where the machine has a bochs-display, and are skipped,\n"
+		"p2p_lookup) where the machine has a bochs-display, and are skipped,\n"
 		"with a note, where it has none.\n"
 		"\n"
 		"Exit status: 0 success, 1 a failed operation, 2 bad usage (one\n"

@@ -53,7 +53,7 @@ static const char *const bench_titles[NR_BENCHES] = {
 	[BENCH_DEVMEM] = "3. importer reads device-private memory, p2p vs upstream (migrate to RAM)",
 	[BENCH_REVOKE] = "4. revocation: forced move until no importer mapping is left",
 	[BENCH_DMABUF] = "5. vma path vs dma-buf path on the same VRAM object: map, and revocation by a forced move",
-	[BENCH_SCALE] = "6. scale: compaction under streaming importers; p2p_map of an unrelated object during a large move",
+	[BENCH_SCALE] = "6. scale: compaction under streaming importers; p2p_lookup of an unrelated object during a large move",
 };
 
 static double row_pages(const struct bench_row *r)

@@ -6,8 +6,8 @@
  *
  *  - compact (bench_scale_compact.c): VRAM compaction while forked
  *    importer processes stream DMA reads from the objects it slides.
- *  - map-* (bench_scale_map.c): the cost of a p2p_map of an object that
- *    has nothing to do with a move, with and without a forked mover.
+ *  - map-* (bench_scale_map.c): the cost of a p2p_lookup of an object
+ *    that has nothing to do with a move, with and without a forked mover.
  *  - info-* (bench_scale_queue.c): the latency of an exporter ioctl on
  *    an object that has nothing to do with a move, while the streamers
  *    queue device DMA for the one engine and a mover moves the objects

@@ -320,7 +320,7 @@ static void vgem_p2p_remove(struct pci_dev *pdev)
 {
 	struct vgem_p2p_device *vdev = pci_get_drvdata(pdev);
 
-	/* No new ioctl, fault or p2p_map reaches the hardware after this */
+	/* No new ioctl, fault or p2p_lookup reaches the hardware after this */
 	drm_dev_unplug(&vdev->drm);
 	vgem_p2p_free_wq_flush();
 	/*

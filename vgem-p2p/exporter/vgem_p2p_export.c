@@ -83,7 +83,7 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 	}
 }
 
-/* Does not sleep: called from p2p_unmap */
+/* Does not sleep. Undoes vgem_p2p_export_bar(): dma-buf unmap, PEER ioctl */
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir)
 {
