@@ -22,23 +22,12 @@ static int migrate_run(struct ctx *c, int argc, char **argv)
 	uint8_t *buf = NULL;
 	int64_t bad, cpu_bad;
 	struct wl w;
-	int opt, ret;
+	int ret;
 
 	wl_init(&w, MEM_DEVMEM, MEM_BIT(MEM_DEVMEM), WL_MODE);
-	while ((opt = getopt_long(argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE,
-				  opts, NULL)) != -1) {
-		ret = wl_opt(&w, opt, optarg);
-		if (ret)
-			return ret == 2 ? 2 : out_badopt(opt, argv);
-	}
-	ret = wl_check(&w, optind, argc, argv);
-	if (ret)
+	if (!wl_args(&w, argc, argv, WL_SHORTOPTS WL_SHORTOPT_MODE, opts,
+		     &ret))
 		return ret;
-	if (dry_run_begin()) {
-		wl_settings(&w);
-		out_end();
-		return 0;
-	}
 
 	ret = wl_setup(c, &w, true);
 	if (ret)

@@ -94,6 +94,29 @@ int wl_check(struct wl *w, int optind, int argc, char **argv)
 	return 0;
 }
 
+bool wl_args(struct wl *w, int argc, char **argv, const char *shortopts,
+	     const struct option *opts, int *status)
+{
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		ret = wl_opt(w, opt, optarg);
+		if (ret) {
+			*status = ret == 2 ? 2 : out_badopt(opt, argv);
+			return false;
+		}
+	}
+	*status = wl_check(w, optind, argc, argv);
+	if (*status)
+		return false;
+	if (dry_run_begin()) {
+		wl_settings(w);
+		out_end();
+		return false;
+	}
+	return true;
+}
+
 void wl_settings(const struct wl *w)
 {
 	long page = sysconf(_SC_PAGESIZE);

@@ -89,6 +89,13 @@ int wl_opt(struct wl *w, int opt, const char *arg);
 int wl_check(struct wl *w, int optind, int argc, char **argv);
 /* --dry-run: the shared settings, as the command would use them */
 void wl_settings(const struct wl *w);
+/*
+ * The arguments of a command that takes the shared options and its own
+ * long options @opts only, with @shortopts: parsed and checked. True to
+ * go on; false to return *@status (bad usage, or --dry-run done).
+ */
+bool wl_args(struct wl *w, int argc, char **argv, const char *shortopts,
+	     const struct option *opts, int *status);
 /* allocate, fill with the pattern (unless device-only), migrate devmem */
 int wl_setup(struct ctx *c, struct wl *w, bool fill);
 /* register with the importer, snapshotting the exporter's counters first */
