@@ -14,6 +14,7 @@
 #include <xf86drm.h>
 
 #include "p2p_common.h"
+#include "p2p_e2e_helpers.h"
 
 IGT_TEST_DESCRIPTION("edu_nic importing vgem-p2p objects through dynamic dma-buf attachments.");
 
@@ -66,38 +67,6 @@ static void check_read(int fd, uint32_t key, uint32_t mode, const char *want,
 		     mode, (unsigned long)off, (unsigned long)len,
 		     (uint8_t)buf[0], (uint8_t)want[0]);
 	free(buf);
-}
-
-struct stream {
-	int fd;
-	uint32_t key;
-	uint64_t len;
-	const char *want;
-	volatile int stop;
-	int iterations;
-	int bad;
-	int err;
-};
-
-static void *stream_thread(void *arg)
-{
-	struct stream *s = arg;
-	char *buf = malloc(s->len);
-
-	while (!s->stop) {
-		int ret = edu_dma_err(s->fd, s->key, EDU_NIC_DMA_FROM_MR,
-				      EDU_NIC_MODE_DEVICE, 0, s->len, buf);
-
-		if (ret) {
-			s->err = ret;
-			break;
-		}
-		if (memcmp(buf, s->want, s->len))
-			s->bad++;
-		s->iterations++;
-	}
-	free(buf);
-	return NULL;
 }
 
 /* The exporter's dma-buf mappings not yet unmapped */
