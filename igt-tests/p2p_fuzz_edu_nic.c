@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * p2p_fuzz's edu_nic operations: every edu_nic ioctl, on ranges of
- * anonymous memory, of object mmaps that move, and of nothing at all;
+ * p2p_fuzz's edu_nic operations: every edu_nic ioctl but REG_DMABUF
+ * (p2p_dmabuf's), on ranges of anonymous memory, of object mmaps that
+ * move, and of nothing at all;
  * and a DMA round trip through a registration of the thread's own.
  */
 #include <inttypes.h>
