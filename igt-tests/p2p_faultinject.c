@@ -607,24 +607,6 @@ static void case_params(const struct fi_case *fc)
 		   EDU_NIC_MODE_DEVICE;
 }
 
-/* A marker in the kernel log, as IGT leaves them, to place a splat */
-static void kmsg(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open("/dev/kmsg", O_WRONLY);
-	if (fd < 0)
-		return;
-	if (write(fd, buf, n) != n)
-		igt_debug("short write to /dev/kmsg\n");
-	close(fd);
-}
-
 static bool acceptable(const int *set, int err)
 {
 	for (; *set; set++)
@@ -641,7 +623,7 @@ static void run_case(const struct fi_case *fc)
 	int ret;
 
 	case_params(fc);
-	kmsg("[IGT] p2p_faultinject: %s\n", fc->name);
+	p2p_kmsg("[IGT] p2p_faultinject: %s\n", fc->name);
 	for (n = 1; n <= MAX_NTH; n++) {
 		uint32_t seed = c.seed;
 
@@ -679,7 +661,7 @@ static void run_case(const struct fi_case *fc)
 	igt_assert_f(n > 1, "%s: no injection site reached\n", fc->name);
 	igt_info("%s: %u injection sites, %u failed cleanly, %u recovered\n",
 		 fc->name, n - 1, failures, n - 1 - failures);
-	kmsg("[IGT] p2p_faultinject: %s: %u sites, %u failed cleanly\n",
+	p2p_kmsg("[IGT] p2p_faultinject: %s: %u sites, %u failed cleanly\n",
 	     fc->name, n - 1, failures);
 }
 

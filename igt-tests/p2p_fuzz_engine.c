@@ -606,24 +606,6 @@ static void print_histograms(void)
 	}
 }
 
-/* A marker in the kernel log, as IGT leaves them, to place a splat */
-static void kmsg(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open("/dev/kmsg", O_WRONLY);
-	if (fd < 0)
-		return;
-	if (write(fd, buf, n) != n)
-		igt_debug("short write to /dev/kmsg\n");
-	close(fd);
-}
-
 /* The engine's set-up, once: the SIGBUS catcher of fz_cpu_*() */
 void fz_engine_init(void)
 {
@@ -658,7 +640,7 @@ void fz_run(const struct fz_driver *const *drv, unsigned int nr_drv,
 		}
 	}
 	memset(violation, 0, sizeof(violation));
-	kmsg("[IGT] p2p_fuzz: %s, seed %" PRIu64 "\n", igt_subtest_name(),
+	p2p_kmsg("[IGT] p2p_fuzz: %s, seed %" PRIu64 "\n", igt_subtest_name(),
 	     base_seed);
 	counts_fd = vgem_p2p_open_nth(0);
 	igt_require_f(counts_fd >= 0, "no vgem_p2p device\n");
@@ -689,7 +671,7 @@ void fz_run(const struct fz_driver *const *drv, unsigned int nr_drv,
 	pool_fini(&pool);
 
 	total_calls += sum;
-	kmsg("[IGT] p2p_fuzz: %s, %lu calls in %ld s\n", igt_subtest_name(),
+	p2p_kmsg("[IGT] p2p_fuzz: %s, %lu calls in %ld s\n", igt_subtest_name(),
 	     sum, (long)(time(NULL) - start));
 	igt_info("%lu calls in %ld s, seed %" PRIu64 "; %lu in this run so far\n",
 		 sum, (long)(time(NULL) - start), base_seed, total_calls);

@@ -132,3 +132,20 @@ long wait_for_value(long (*f)(const void *), const void *arg, long want)
 	}
 	return v;
 }
+
+void p2p_kmsg(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, n) != n)
+		igt_debug("short write to /dev/kmsg\n");
+	close(fd);
+}

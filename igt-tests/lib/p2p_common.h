@@ -21,6 +21,9 @@ char *slurp(const char *path);
 /* The value of " KEY=" in a trace line, as printed, copied into @val */
 bool trace_field(const char *line, const char *key, char *val, size_t len);
 
+/* A marker in the kernel log, as IGT leaves them, to place a splat */
+void p2p_kmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Sleep @ms milliseconds */
 void msleep(int ms);
 
