@@ -55,13 +55,13 @@ struct p2p_counts p2p_counts_read(const struct p2p_counts_src *src)
 		     p2p_counts_value(src->dri_dir, "counters", "p2p_unmaps");
 	c.vram_used = s.vram_used;
 	c.devmem_used = s.devmem_used;
+	c.dmabuf_attachments = s.dmabuf_attachments;
 	if (src->edu_dir[0]) {
 		c.nr_mrs = p2p_counts_value(src->edu_dir, "stats", "nr_mrs");
-		c.cur_pages =
-			p2p_counts_value(src->edu_dir, "stats",
-					 "cur_pages_p2p") +
-			p2p_counts_value(src->edu_dir, "stats",
-					 "cur_pages_system");
+		c.cur_pages_p2p = p2p_counts_value(src->edu_dir, "stats",
+						   "cur_pages_p2p");
+		c.cur_pages_system = p2p_counts_value(src->edu_dir, "stats",
+						      "cur_pages_system");
 	}
 	return c;
 }
@@ -91,10 +91,12 @@ const char *p2p_counts_check(const struct p2p_counts_src *src,
 	if (wait_for_value(p2p_counts_at_start, &w, 1))
 		return buf;
 	snprintf(buf, size,
-		 "objects %ld/%ld maps %ld/%ld live p2p %ld/%ld vram %" PRIu64 "/%" PRIu64 " devmem %" PRIu64 "/%" PRIu64 " mrs %ld/%ld mirrored pages %ld/%ld (now/start)",
+		 "objects %ld/%ld maps %ld/%ld live p2p %ld/%ld vram %" PRIu64 "/%" PRIu64 " devmem %" PRIu64 "/%" PRIu64 " dma-buf attachments %" PRIu64 "/%" PRIu64 " mrs %ld/%ld mirrored pages p2p %ld/%ld system %ld/%ld (now/start)",
 		 c->objects, start->objects, c->maps, start->maps,
 		 c->live_p2p, start->live_p2p, c->vram_used, start->vram_used,
-		 c->devmem_used, start->devmem_used, c->nr_mrs, start->nr_mrs,
-		 c->cur_pages, start->cur_pages);
+		 c->devmem_used, start->devmem_used, c->dmabuf_attachments,
+		 start->dmabuf_attachments, c->nr_mrs, start->nr_mrs,
+		 c->cur_pages_p2p, start->cur_pages_p2p, c->cur_pages_system,
+		 start->cur_pages_system);
 	return buf;
 }

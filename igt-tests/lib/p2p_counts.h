@@ -23,8 +23,18 @@ struct p2p_counts {
 	long live_p2p;		/* counters: p2p_maps - p2p_unmaps */
 	uint64_t vram_used;
 	uint64_t devmem_used;
+	/*
+	 * live attachments to its dma-bufs (counters): one without a
+	 * mapping shows in nothing else
+	 */
+	uint64_t dmabuf_attachments;
 	long nr_mrs;		/* edu_nic registrations */
-	long cur_pages;		/* edu_nic pages mirrored now */
+	/*
+	 * edu_nic pages mirrored now, each kind on its own: a page counted
+	 * as the other kind at its release would cancel out in a sum
+	 */
+	long cur_pages_p2p;
+	long cur_pages_system;
 };
 
 /* Where they are read: the exporter's debugfs, and edu_nic0's */
