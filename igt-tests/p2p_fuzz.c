@@ -91,7 +91,7 @@ igt_main_args(NULL, long_opts, help_str, opt_handler, NULL)
 		fz_run(drivers, ARRAY_SIZE(drivers), MODE_EXPORTER, 1,
 		       CALLS_EXPORTER, base_seed);
 
-	igt_describe("One thread: every edu_nic ioctl but the dma-buf registration, over anonymous memory and vgem_p2p mmaps that move.");
+	igt_describe("One thread: every edu_nic ioctl, over anonymous memory, vgem_p2p mmaps that move and vgem_p2p dma-bufs.");
 	igt_subtest("importer")
 		fz_run(drivers, ARRAY_SIZE(drivers), MODE_IMPORTER, 1,
 		       CALLS_IMPORTER, base_seed);

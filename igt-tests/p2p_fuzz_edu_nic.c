@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * p2p_fuzz's edu_nic operations: every edu_nic ioctl but REG_DMABUF
- * (p2p_dmabuf's), on ranges of anonymous memory, of object mmaps that
- * move, and of nothing at all; and, in importer, a DMA round trip
- * through a registration of the thread's own.
+ * p2p_fuzz's edu_nic operations: every edu_nic ioctl, on ranges of
+ * anonymous memory, of object mmaps that move, and of nothing at all, and
+ * on ranges of the pool's objects' dma-bufs; and, in importer, a DMA round
+ * trip through a registration of the thread's own.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <sys/ioctl.h>
+#include <xf86drm.h>
 
 #include "p2p_fuzz_drivers.h"
 
 enum {
 	OP_REG_MR, OP_DEREG_MR, OP_DMA, OP_MR_STATS, OP_DEV_STATS, OP_DMA_RAW,
-	OP_EDU_BAD, OP_DMA_OWN,
+	OP_EDU_BAD, OP_DMA_OWN, OP_REG_DMABUF,
 	NR_OPS
 };
 
@@ -69,12 +71,36 @@ static bool mr_forget(struct fz_pool *p, uint32_t key)
 	return found;
 }
 
+/*
+ * A new registration: into the pool, deregistering a victim if it is
+ * full. @addr is the range the registration mirrors, NULL for a dma-buf's
+ * (the DMA op then holds its bytes to nothing).
+ */
+static void mr_add(struct fz_thread *t, uint32_t key, uint64_t length,
+		   char *addr)
+{
+	struct fz_pool *p = t->pool;
+	uint32_t victim = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nmrs == POOL_MRS) {
+		int i = fz_below(t, POOL_MRS);
+
+		victim = p->mrs[i].key;
+		fz_stale_push(p, p->stale_keys, victim);
+		p->mrs[i] = p->mrs[--p->nmrs];
+	}
+	p->mrs[p->nmrs++] = (struct fz_mr){ key, length, addr };
+	pthread_mutex_unlock(&p->lock);
+	if (victim)
+		dereg_counted(t, victim);
+}
+
 static void op_reg_mr(struct fz_thread *t)
 {
 	struct fz_pool *p = t->pool;
 	struct edu_nic_reg_mr r = {};
 	uint64_t len = (1 + fz_below(t, 8)) * PAGE;
-	uint32_t victim = 0;
 
 	r.addr = (uintptr_t)fz_range(t, &len, !fz_one_in(t, 16));
 	r.length = len;
@@ -87,19 +113,135 @@ static void op_reg_mr(struct fz_thread *t)
 			 !r.access || (r.access & ~EDU_NIC_ACCESS_MASK);
 	if (fz_ioctl(t, &ops[OP_REG_MR], p->efd, EDU_NIC_IOCTL_REG_MR, &r))
 		return;
-	pthread_mutex_lock(&p->lock);
-	if (p->nmrs == POOL_MRS) {
-		int i = fz_below(t, POOL_MRS);
+	mr_add(t, r.key, r.length, (char *)(uintptr_t)r.addr);
+}
 
-		victim = p->mrs[i].key;
-		fz_stale_push(p, p->stale_keys, victim);
-		p->mrs[i] = p->mrs[--p->nmrs];
+/*
+ * The dma-buf of one of the pool's objects, a new fd of it which the
+ * caller closes, and its size in *@size; or -1 if the pool has none or
+ * its handle is gone (another thread closed it). Exported writable
+ * mostly: without DRM_RDWR the dma-buf's file, if this export makes it,
+ * stays read-only for every later export, and write access gets EACCES.
+ */
+static int export_obj(struct fz_thread *t, uint64_t *size)
+{
+	struct fz_pool *p = t->pool;
+	struct drm_prime_handle h = {};
+
+	*size = 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->nobjs) {
+		struct fz_obj *o = &p->objs[fz_below(t, p->nobjs)];
+
+		h.handle = o->handle;
+		*size = o->size;
 	}
-	p->mrs[p->nmrs++] = (struct fz_mr){ r.key, r.length,
-					    (char *)(uintptr_t)r.addr };
 	pthread_mutex_unlock(&p->lock);
-	if (victim)
-		dereg_counted(t, victim);
+	if (!*size)
+		return -1;
+	h.flags = DRM_CLOEXEC | (fz_one_in(t, 8) ? 0 : DRM_RDWR);
+	/* not a call of this op: its errors are PRIME_HANDLE_TO_FD's */
+	if (drmIoctl(p->vfd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &h)) {
+		*size = 0;
+		return -1;
+	}
+	return h.fd;
+}
+
+/*
+ * A range of a dma-buf: mostly an object's, exported for the call and
+ * closed after it (the registration holds its own reference), with a
+ * valid range of it; sometimes a dma-buf fd of the pool's, a stale fd, a
+ * file that is no dma-buf, or no file at all, and offsets and lengths
+ * that are unaligned, zero, too long, wrapping or past the end.
+ */
+static void op_reg_dmabuf(struct fz_thread *t)
+{
+	struct fz_pool *p = t->pool;
+	struct edu_nic_reg_dmabuf r = {};
+	uint64_t size = 0, pages, off;
+	int fd = -1;
+
+	switch (fz_below(t, 8)) {
+	case 0:
+		pthread_mutex_lock(&p->lock);
+		/* closed by another thread by now, maybe: only read */
+		if (p->nbufs && fz_one_in(t, 2))
+			r.fd = p->bufs[fz_below(t, p->nbufs)];
+		else
+			r.fd = p->stale_fds[fz_below(t, NR_STALE)];
+		pthread_mutex_unlock(&p->lock);
+		break;
+	case 1:
+		/* not a dma-buf: EINVAL */
+		switch (fz_below(t, 3)) {
+		case 0:
+			r.fd = p->vfd;
+			break;
+		case 1:
+			r.fd = p->efd;
+			break;
+		default:
+			r.fd = p->memfd;
+			break;
+		}
+		break;
+	case 2:
+		/* no file: EBADF, "negative" ones too */
+		r.fd = fz_one_in(t, 2) ? (uint32_t)fz_rnd(t) :
+		       fz_one_in(t, 2) ? ~0u : (uint32_t)INT_MAX + 1;
+		break;
+	default:
+		fd = export_obj(t, &size);
+		r.fd = fd;
+		break;
+	}
+
+	pages = size / PAGE;
+	if (pages && !fz_one_in(t, 6)) {
+		off = fz_below(t, pages);
+		r.offset = off * PAGE;
+		r.length = (1 + fz_below(t, pages - off < 16 ?
+					    pages - off : 16)) * PAGE;
+	} else {
+		r.offset = fz_below(t, 2) * PAGE;
+		r.length = (1 + fz_below(t, 4)) * PAGE;
+		switch (fz_below(t, 6)) {
+		case 0:
+			r.offset += 1 + fz_below(t, PAGE - 1);
+			break;
+		case 1:
+			r.length += 1 + fz_below(t, PAGE - 1);
+			break;
+		case 2:
+			r.length = fz_one_in(t, 2) ? 0 :
+				   EDU_NIC_MR_MAX_LENGTH + PAGE;
+			break;
+		case 3:
+			r.offset = fz_evil_u64(t);
+			break;
+		case 4:
+			r.length = fz_evil_u64(t);
+			break;
+		default:
+			/* past the end, or just inside it */
+			r.offset = size - fz_below(t, 2) * PAGE;
+			break;
+		}
+	}
+	r.access = fz_one_in(t, 10) ? fz_flags(t, ~0u) :
+		   1 + fz_below(t, EDU_NIC_ACCESS_MASK);
+	r.flags = fz_one_in(t, 8) ? fz_flags(t, EDU_NIC_REG_DMABUF_FLAGS) :
+		  fz_one_in(t, 3) ? EDU_NIC_REG_DMABUF_PINNED : 0;
+	r.key = fz_one_in(t, 16) ? (uint32_t)fz_rnd(t) : 0;
+	/* checked before the fd is looked at */
+	t->must_einval = r.key || (r.flags & ~EDU_NIC_REG_DMABUF_FLAGS) ||
+			 !r.access || (r.access & ~EDU_NIC_ACCESS_MASK);
+	if (!fz_ioctl(t, &ops[OP_REG_DMABUF], p->efd,
+		      EDU_NIC_IOCTL_REG_DMABUF, &r))
+		mr_add(t, r.key, r.length, NULL);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void op_dereg_mr(struct fz_thread *t)
@@ -420,6 +562,18 @@ static struct fz_op ops[NR_OPS] = {
 		"DMA round trip", ERRS(0),
 		{ [MODE_IMPORTER] = 2 },
 		op_dma_own,
+	},
+	/*
+	 * The exporter's attach, map and pin errors beside edu_nic's own:
+	 * vgem_p2p's are -EPERM (a write mapping of a read-only object)
+	 * and -ENOMEM (system memory it cannot populate)
+	 */
+	[OP_REG_DMABUF] = {
+		"EDU_NIC_REG_DMABUF",
+		ERRS(EINVAL, EBADF, EACCES, EPERM, ENOMEM, ENODEV, EBUSY,
+		     EFAULT),
+		{ [MODE_IMPORTER] = 6, [MODE_BOTH] = 4 },
+		op_reg_dmabuf,
 	},
 };
 
