@@ -287,6 +287,7 @@ static void dma_fill(struct fz_thread *t, const struct edu_nic_dma *d,
 {
 	struct fz_pool *p = t->pool;
 	uint32_t seed = (uint32_t)fz_rnd(t);
+	char what[320];
 
 	x->checked = false;
 	if (!fz_thread_owns(t, x->buf, x->len))
@@ -299,8 +300,9 @@ static void dma_fill(struct fz_thread *t, const struct edu_nic_dma *d,
 		    (!pool_mem || fz_cpu_writable(p, x->mem, x->len)) &&
 		    fz_cpu_fill(x->mem, x->len, seed ^ 0x5bd1e995u)) {
 			fz_violation(t, RULE_SIGBUS,
-				     "SIGBUS writing %" PRIu64 " bytes at %p, memory of a registration the CPU may write",
-				     x->len, x->mem);
+				     "SIGBUS writing %" PRIu64 " bytes at %p, memory of a registration the CPU may write (%s)",
+				     x->len, x->mem,
+				     fz_sigbus_what(what, sizeof(what)));
 			x->checked = false;
 		}
 		/* what the CPU wrote is in memory before the ioctl */
@@ -323,6 +325,7 @@ static void dma_check(struct fz_thread *t, const struct edu_nic_dma *d,
 		      const char *what)
 {
 	struct fz_pool *p = t->pool;
+	char sigbus[320];
 	uint64_t at = 0;
 	int ret;
 
@@ -333,8 +336,9 @@ static void dma_check(struct fz_thread *t, const struct edu_nic_dma *d,
 	ret = fz_cpu_cmp(x->mem, x->buf, x->len, &at);
 	if (ret < 0)
 		fz_violation(t, RULE_SIGBUS,
-			     "SIGBUS reading %" PRIu64 " bytes at %p, memory of a registration the CPU may read",
-			     x->len, x->mem);
+			     "SIGBUS reading %" PRIu64 " bytes at %p, memory of a registration the CPU may read (%s)",
+			     x->len, x->mem,
+			     fz_sigbus_what(sigbus, sizeof(sigbus)));
 	else if (ret)
 		fz_violation(t, RULE_DATA,
 			     "%s %s, %s mode, %" PRIu64 " bytes at offset %#" PRIx64 " of a registration at %p: byte %" PRIu64 ", in the transfer's page %" PRIu64 " of %" PRIu64 ", is %#x in the registration, %#x in the buffer",

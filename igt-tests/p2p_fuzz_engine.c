@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "p2p_common.h"
@@ -302,14 +305,57 @@ void fz_slot_reset(struct fz_slot *s)
 
 __thread sigjmp_buf *volatile fz_sigbus_jmp;
 
+/* What this thread's last caught SIGBUS hit, for fz_sigbus_what() */
+static __thread void *fz_sigbus_addr;
+static __thread int fz_sigbus_code;
+
 /* Outside a catching access: back to the default, and it faults again */
-static void fz_sigbus(int sig)
+static void fz_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	if (!fz_sigbus_jmp) {
 		signal(sig, SIG_DFL);
 		return;
 	}
+	fz_sigbus_addr = si->si_addr;
+	fz_sigbus_code = si->si_code;
 	siglongjmp(*fz_sigbus_jmp, 1);
+}
+
+/*
+ * What this thread's last caught SIGBUS hit, in @buf: the address and
+ * si_code, the /proc/self/maps line of the mapping there, and the page's
+ * /proc/self/pagemap entry (bit 63: present; bit 62: swap, or another
+ * non-present entry such as a device-private page's). A breach then says
+ * what the memory was when the kernel refused it, not only where.
+ */
+const char *fz_sigbus_what(char *buf, size_t len)
+{
+	uintptr_t addr = (uintptr_t)fz_sigbus_addr, start, end;
+	char line[256] = "not mapped";
+	uint64_t entry = 0;
+	FILE *maps;
+	int fd;
+
+	maps = fopen("/proc/self/maps", "r");
+	while (maps && fgets(line + 0, sizeof(line), maps)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &start, &end) == 2 &&
+		    addr >= start && addr < end)
+			break;
+		snprintf(line, sizeof(line), "not mapped");
+	}
+	if (maps)
+		fclose(maps);
+	line[strcspn(line, "\n")] = 0;
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd >= 0) {
+		if (pread(fd, &entry, sizeof(entry),
+			  addr / PAGE * sizeof(entry)) != sizeof(entry))
+			entry = 0;
+		close(fd);
+	}
+	snprintf(buf, len, "fault at %p, si_code %d, in \"%s\", pagemap %#" PRIx64,
+		 fz_sigbus_addr, fz_sigbus_code, line, entry);
+	return buf;
 }
 
 /*
@@ -609,7 +655,12 @@ static void print_histograms(void)
 /* The engine's set-up, once: the SIGBUS catcher of fz_cpu_*() */
 void fz_engine_init(void)
 {
-	signal(SIGBUS, fz_sigbus);
+	struct sigaction sa = {
+		.sa_sigaction = fz_sigbus,
+		.sa_flags = SA_SIGINFO,
+	};
+
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /*

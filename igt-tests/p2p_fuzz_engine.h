@@ -184,6 +184,7 @@ struct fz_thread {
  * is fatal again. fz_engine_init() installs the catcher.
  */
 extern __thread sigjmp_buf *volatile fz_sigbus_jmp;
+const char *fz_sigbus_what(char *buf, size_t len);
 
 /* Random numbers, argument generators, counted calls */
 uint64_t fz_rnd(struct fz_thread *t);

@@ -532,6 +532,7 @@ static void op_touch(struct fz_thread *t)
 	struct fz_pool *p = t->pool;
 	volatile uint32_t *w;
 	struct fz_slot *s;
+	char what[320];
 	sigjmp_buf jmp;
 
 	if (fz_one_in(t, 2)) {
@@ -552,9 +553,10 @@ static void op_touch(struct fz_thread *t)
 			    !(s->flags & VGEM_P2P_CREATE_DEVICE_ONLY) &&
 			    s->size <= p->half_ram)
 				fz_violation(t, RULE_SIGBUS,
-					     "SIGBUS touching an object of %#" PRIx64 " bytes, flags %#x, at page %td of its mapping",
+					     "SIGBUS touching an object of %#" PRIx64 " bytes, flags %#x, at page %td of its mapping (%s)",
 					     s->size, s->flags,
-					     ((char *)w - s->ptr) / (ptrdiff_t)PAGE);
+					     ((char *)w - s->ptr) / (ptrdiff_t)PAGE,
+					     fz_sigbus_what(what, sizeof(what)));
 		} else {
 			fz_sigbus_jmp = &jmp;
 			if (s->writable)
