@@ -305,7 +305,7 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 			      struct vgem_p2p_object **backoff)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	unsigned int again = 0, i;
+	unsigned int again = 0, full = 0, i;
 	int ret;
 
 	for (;;) {
@@ -316,16 +316,25 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 			return ret;
 		switch (vgem_p2p_vram_busy(vdev, bo, pl, &held)) {
 		case VGEM_P2P_VRAM_FULL:
-			return -ENOSPC;
+			/*
+			 * Nothing in the way now: what TTM found reserved
+			 * left meanwhile (freed, or evicted by another
+			 * move). Full only if it still does not fit.
+			 */
+			if (++full > 1)
+				return -ENOSPC;
+			continue;
 		case VGEM_P2P_VRAM_FENCED:
 			for (i = 0; i < pl->num_busy_placement; i++)
 				busy[i].flags |= VGEM_P2P_PL_FLAG_EVICT_BUSY;
 			again = 0;
+			full = 0;
 			continue;
 		case VGEM_P2P_VRAM_AGAIN:
 			/* not for ever: TTM may fail to evict for want of RAM */
 			if (++again > VGEM_P2P_EVICT_AGAIN)
 				return -ENOSPC;
+			full = 0;
 			cond_resched();
 			continue;
 		case VGEM_P2P_VRAM_HELD:
@@ -341,6 +350,7 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 			break;
 		}
 		again = 0;
+		full = 0;
 		schedule_timeout_killable(1);
 		if (fatal_signal_pending(current))
 			return -EINTR;
