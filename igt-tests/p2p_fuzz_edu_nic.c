@@ -123,6 +123,9 @@ static void op_reg_mr(struct fz_thread *t)
  * mostly: without DRM_RDWR the dma-buf's file, if this export makes it,
  * stays read-only for every later export, and write access gets EACCES.
  */
+/* The largest object REG_DMABUF registers: POOL_OBJS of them fit in RAM */
+#define REG_DMABUF_MAX_OBJ	(4ull << 20)
+
 static int export_obj(struct fz_thread *t, uint64_t *size)
 {
 	struct fz_pool *p = t->pool;
@@ -133,8 +136,16 @@ static int export_obj(struct fz_thread *t, uint64_t *size)
 	if (p->nobjs) {
 		struct fz_obj *o = &p->objs[fz_below(t, p->nobjs)];
 
-		h.handle = o->handle;
-		*size = o->size;
+		/*
+		 * A registration maps (or pins) the whole object, populated,
+		 * until it is deregistered or the pool freed: a few of the
+		 * pool's half-of-RAM objects held so ran a 2 GiB guest out of
+		 * memory (the OOM killer took the test runner).
+		 */
+		if (o->size <= REG_DMABUF_MAX_OBJ) {
+			h.handle = o->handle;
+			*size = o->size;
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (!*size)
