@@ -168,6 +168,7 @@ static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
 			break;
 		dma_unmap_page_attrs(dev, sg_dma_address(sg), PAGE_SIZE, dir,
 				     DMA_ATTR_SKIP_CPU_SYNC);
+		cond_resched();
 	}
 }
 
@@ -211,6 +212,8 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 		sg_set_page(sg, page, PAGE_SIZE, 0);
 		sg_dma_address(sg) = addr;
 		sg_dma_len(sg) = PAGE_SIZE;
+		/* an object may be half of RAM: 100,000s of pages */
+		cond_resched();
 	}
 	atomic_inc(&bo->dmabuf_system_maps);
 	atomic64_inc(&vdev->stats.dmabuf_maps_system);
