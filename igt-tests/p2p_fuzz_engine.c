@@ -331,25 +331,25 @@ static void fz_sigbus(int sig, siginfo_t *si, void *uc)
 const char *fz_sigbus_what(char *buf, size_t len)
 {
 	uintptr_t addr = (uintptr_t)fz_sigbus_addr, start, end;
-	char line[256] = "not mapped";
 	uint64_t entry = 0;
+	bool found = false;
+	char line[256];
 	FILE *maps;
 	int fd;
 
 	maps = fopen("/proc/self/maps", "r");
-	while (maps && fgets(line + 0, sizeof(line), maps)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &start, &end) == 2 &&
-		    addr >= start && addr < end)
-			break;
-		snprintf(line, sizeof(line), "not mapped");
-	}
+	while (maps && !found && fgets(line, sizeof(line), maps))
+		found = sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &start, &end) == 2 &&
+			addr >= start && addr < end;
 	if (maps)
 		fclose(maps);
-	line[strcspn(line, "\n")] = 0;
+	if (found)
+		line[strcspn(line, "\n")] = 0;
+	else
+		snprintf(line, sizeof(line), "not mapped");
 	fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd >= 0) {
-		if (pread(fd, &entry, sizeof(entry),
-			  addr / PAGE * sizeof(entry)) != sizeof(entry))
+		if (p2p_pagemap_entry(fd, fz_sigbus_addr, &entry))
 			entry = 0;
 		close(fd);
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include "p2p_common.h"
 #include "vgem_p2p_bar.h"
 #include "vgem_p2p_common.h"
 
@@ -137,9 +138,9 @@ static void *anon(size_t size)
 static uint64_t pagemap_entry(int fd, const void *p, size_t i)
 {
 	uint64_t e;
-	off_t off = ((uintptr_t)p / 4096 + i) * sizeof(e);
 
-	igt_assert_eq(pread(fd, &e, sizeof(e), off), sizeof(e));
+	igt_assert_eq(p2p_pagemap_entry(fd, (const char *)p + i * 4096, &e),
+		      0);
 	return e;
 }
 

@@ -149,3 +149,10 @@ void p2p_kmsg(const char *fmt, ...)
 		igt_debug("short write to /dev/kmsg\n");
 	close(fd);
 }
+
+int p2p_pagemap_entry(int fd, const void *addr, uint64_t *entry)
+{
+	off_t off = (uintptr_t)addr / 4096 * sizeof(*entry);
+
+	return pread(fd, entry, sizeof(*entry), off) == sizeof(*entry) ? 0 : -1;
+}

@@ -24,6 +24,12 @@ bool trace_field(const char *line, const char *key, char *val, size_t len);
 /* A marker in the kernel log, as IGT leaves them, to place a splat */
 void p2p_kmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The /proc/self/pagemap entry (from @fd, that file open) of the page at
+ * @addr into *@entry: 0, or -1 if it could not be read.
+ */
+int p2p_pagemap_entry(int fd, const void *addr, uint64_t *entry);
+
 /* Sleep @ms milliseconds */
 void msleep(int ms);
 
