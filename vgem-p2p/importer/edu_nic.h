@@ -48,6 +48,9 @@ struct ib_umem_odp;
 #define   EDU_DMA_CMD_IRQ	BIT(2)	/* raise EDU_IRQ_DMA when done */
 #define EDU_IRQ_DMA		0x100
 
+/* "edu_nic<id>" for any non-negative int id, with its NUL */
+#define EDU_NIC_NAME_SIZE	sizeof("edu_nic2147483647")
+
 /* The device's DMA buffer, as the engine addresses it */
 #define EDU_BUF_ADDR		0x40000
 #define EDU_BUF_SIZE		4096
@@ -118,7 +121,7 @@ struct edu_nic {
 	void __iomem *regs;
 	int id;
 	struct miscdevice misc;
-	char name[16];
+	char name[EDU_NIC_NAME_SIZE];
 	struct kref kref;
 
 	struct mutex dma_lock;		/* the engine, @bounce */
