@@ -30,6 +30,8 @@
 
 #include <uapi/linux/edu_nic.h>
 
+#include "edu_nic_compat.h"
+
 struct iommu_domain;
 struct ib_umem_dmabuf;
 struct ib_umem_odp;
@@ -260,8 +262,8 @@ struct edu_nic_mr_ops {
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
  * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, our dynamic
  *	attachment and the exporter's mapping. The mapping is made, dropped
- *	(move_notify) and used by each DMA command under the dma_resv, so a
- *	DMA never overlaps a move.
+ *	(the exporter's invalidation) and used by each DMA command under the
+ *	dma_resv, so a DMA never overlaps a move.
  */
 struct edu_nic_mr {
 	struct edu_nic *nic;

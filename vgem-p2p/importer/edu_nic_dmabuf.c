@@ -4,9 +4,10 @@
  *
  * An RDMA dma-buf umem, as mlx5's dma-buf MRs are: a dynamic attachment
  * with peer2peer allowed, so the exporter may hand out its device memory.
- * move_notify drops the mapping, as mlx5_ib_dmabuf_invalidate_cb() does;
- * the next DMA maps it again (ib_umem_dmabuf_map_pages() waits for the
- * exporter's fences). The mapping is all or nothing.
+ * Its invalidation (move_notify on 6.1) drops the mapping, as
+ * mlx5_ib_dmabuf_invalidate_cb() does; the next DMA maps it again
+ * (ib_umem_dmabuf_map_pages() waits for the exporter's fences). The
+ * mapping is all or nothing.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -21,7 +22,7 @@
 
 #include "edu_nic.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(EDU_NIC_NS_DMA_BUF);
 
 static struct dma_resv *edu_nic_dmabuf_resv(struct edu_nic_mr *mr)
 {
@@ -94,7 +95,7 @@ static int edu_nic_dmabuf_fill(struct edu_nic_mr *mr, unsigned long *p2p,
 		if (i == first)
 			continue;
 		/* before classifying: a bus address is no IOVA */
-		if (sg_is_dma_bus_address(sg))
+		if (sg_dma_is_bus_address(sg))
 			bitmap_set(mr->bus, first, i - first);
 		edu_nic_dmabuf_classify(mr, first, i - first);
 		if (i == mr->npages) {
@@ -127,13 +128,15 @@ static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 
 	mutex_lock(mr->lock);
 	edu_nic_mr_installed(mr, write, p2p, p2p ? 1 : 0);
-	edu_nic_mr_count(mr, pages_bus, bus);
-	edu_nic_mr_count(mr, pages_iova, p2p - bus);
+	if (EDU_NIC_DMA_BUF_SPLITS_P2P) {
+		edu_nic_mr_count(mr, pages_bus, bus);
+		edu_nic_mr_count(mr, pages_iova, p2p - bus);
+	}
 	mutex_unlock(mr->lock);
 	return 0;
 }
 
-/* Drop the mapping, if any; @moved: the exporter asked (move_notify) */
+/* Drop the mapping, if any; @moved: the exporter asked (invalidate) */
 static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
 {
 	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
@@ -149,8 +152,11 @@ static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
 	ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
 }
 
-/* The exporter moves the memory: stop using the addresses */
-static void edu_nic_dmabuf_move_notify(struct dma_buf_attachment *attach)
+/*
+ * The exporter moves the memory: stop using the addresses. Its
+ * dma_buf_attach_ops.invalidate_mappings (move_notify on 6.1).
+ */
+static void edu_nic_dmabuf_invalidate(struct dma_buf_attachment *attach)
 {
 	struct ib_umem_dmabuf *umem_dmabuf = attach->importer_priv;
 	struct edu_nic_mr *mr = umem_dmabuf->private;
@@ -163,7 +169,7 @@ static void edu_nic_dmabuf_move_notify(struct dma_buf_attachment *attach)
 
 static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
 	.allow_peer2peer = true,
-	.move_notify = edu_nic_dmabuf_move_notify,
+	EDU_NIC_DMA_BUF_INVALIDATE(edu_nic_dmabuf_invalidate),
 };
 
 /*
