@@ -197,8 +197,11 @@ struct edu_nic_mr;
  *	@lock_mirror, which waits.
  * @unlock_mirror: undo either.
  * @addr: the address the device uses for a page of the locked mirror.
- * @page_synced: does the page reach system memory, synced around each DMA?
- * @sync_dir: the direction such a page is mapped and synced with.
+ * @page_sysmem: does the page's address reach system memory? The bulk
+ *	mode copies through the kernel's mapping of such a page.
+ * @sync_dir: the direction such a page is mapped with, and synced with
+ *	around each DMA; DMA_NONE if its mapping is coherent and never
+ *	synced (hmm_dma_map's, ODP's on 7.x).
  * @bus_addr: optional: is the page's address one no IOMMU translates?
  * @first_dma_addr: optional, for debugfs: the first page's address, if
  *	the mirror is installed.
@@ -210,7 +213,7 @@ struct edu_nic_mr_ops {
 	int (*lock_installed)(struct edu_nic_mr *mr, bool write);
 	void (*unlock_mirror)(struct edu_nic_mr *mr);
 	dma_addr_t (*addr)(struct edu_nic_mr *mr, unsigned long i);
-	bool (*page_synced)(struct edu_nic_mr *mr, unsigned long i);
+	bool (*page_sysmem)(struct edu_nic_mr *mr, unsigned long i);
 	enum dma_data_direction (*sync_dir)(struct edu_nic_mr *mr,
 					    unsigned long i);
 	bool (*bus_addr)(struct edu_nic_mr *mr, unsigned long i);

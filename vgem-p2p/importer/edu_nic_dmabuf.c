@@ -276,7 +276,7 @@ static dma_addr_t edu_nic_dmabuf_addr(struct edu_nic_mr *mr, unsigned long i)
 }
 
 /* Page @i is system memory (mr->sysmem): the device reaches it synced */
-static bool edu_nic_dmabuf_page_synced(struct edu_nic_mr *mr,
+static bool edu_nic_dmabuf_page_sysmem(struct edu_nic_mr *mr,
 				       unsigned long i)
 {
 	return test_bit(i, mr->sysmem);
@@ -301,7 +301,7 @@ static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
 	.unlock_mirror = edu_nic_dmabuf_unlock_mirror,
 	.addr = edu_nic_dmabuf_addr,
 	.bus_addr = edu_nic_dmabuf_bus_addr,
-	.page_synced = edu_nic_dmabuf_page_synced,
+	.page_sysmem = edu_nic_dmabuf_page_sysmem,
 	.sync_dir = edu_nic_dmabuf_sync_dir,
 	.kill = edu_nic_dmabuf_kill,
 	.release = edu_nic_dmabuf_release,

@@ -96,8 +96,9 @@ int edu_nic_mr_prefetch(struct edu_nic_mr *mr)
 
 /*
  * A page of the mirror as the engine's target. The lock sets @sync (the
- * page is system memory, synced before the transfer's first command and,
- * for a write, after its last) and @last (this command ends it).
+ * page is system memory mapped to be synced: before the transfer's first
+ * command and, for a write, after its last) and @last (this command ends
+ * it).
  */
 struct edu_nic_mr_page_target {
 	struct edu_nic_dma_target base;
@@ -121,7 +122,8 @@ static int edu_nic_mr_page_lock(struct edu_nic_dma_target *t, size_t off,
 	ret = mr->ops->lock_installed(mr, pt->write);
 	if (ret)
 		return ret;
-	pt->sync = mr->ops->page_synced(mr, pt->i);
+	pt->sync = mr->ops->page_sysmem(mr, pt->i) &&
+		   mr->ops->sync_dir(mr, pt->i) != DMA_NONE;
 	pt->last = off + len == pt->len;
 	/*
 	 * The whole page, in the direction it was mapped with, or DMA-API
@@ -207,11 +209,11 @@ static void edu_nic_mr_bar_run(struct edu_nic_mr *mr,
 {
 	unsigned long first = i, last = i;
 
-	while (first > 0 && !mr->ops->page_synced(mr, first - 1) &&
+	while (first > 0 && !mr->ops->page_sysmem(mr, first - 1) &&
 	       edu_nic_mr_phys(mr, domain, first - 1) ==
 	       phys - ((phys_addr_t)(i - first + 1) << PAGE_SHIFT))
 		first--;
-	while (last + 1 < mr->npages && !mr->ops->page_synced(mr, last + 1) &&
+	while (last + 1 < mr->npages && !mr->ops->page_sysmem(mr, last + 1) &&
 	       edu_nic_mr_phys(mr, domain, last + 1) ==
 	       phys + ((phys_addr_t)(last + 1 - i) << PAGE_SHIFT))
 		last++;
@@ -337,14 +339,16 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 		if (!phys)
 			return -EIO;	/* the IOMMU would fault this DMA */
 
-		if (mr->ops->page_synced(mr, i)) {
+		if (mr->ops->page_sysmem(mr, i)) {
 			/* What the device would reach: one page, synced */
 			enum dma_data_direction dir = mr->ops->sync_dir(mr, i);
 			void *va;
 
 			len = min_t(u64, end - *off, PAGE_SIZE - pgoff);
-			dma_sync_single_for_device(dev, mr->ops->addr(mr, i),
-						   PAGE_SIZE, dir);
+			if (dir != DMA_NONE)
+				dma_sync_single_for_device(dev,
+							   mr->ops->addr(mr, i),
+							   PAGE_SIZE, dir);
 			va = kmap_local_pfn(PHYS_PFN(phys));
 			if (write)
 				*left = __copy_from_user_inatomic(va + pgoff,
@@ -354,7 +358,7 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 							      va + pgoff, len,
 							      false);
 			kunmap_local(va);
-			if (write)
+			if (write && dir != DMA_NONE)
 				dma_sync_single_for_cpu(dev, mr->ops->addr(mr, i),
 							PAGE_SIZE, dir);
 		} else {
@@ -367,7 +371,7 @@ static int edu_nic_mr_bulk_locked(struct edu_nic_mr *mr, u64 *off, u64 end,
 			}
 			/* The pages after @i that continue it in the window */
 			for (n = 1; i + n <= last; n++)
-				if (mr->ops->page_synced(mr, i + n) ||
+				if (mr->ops->page_sysmem(mr, i + n) ||
 				    edu_nic_mr_phys(mr, domain, i + n) !=
 				    phys + ((phys_addr_t)n << PAGE_SHIFT) ||
 				    phys + ((phys_addr_t)(n + 1) << PAGE_SHIFT) >

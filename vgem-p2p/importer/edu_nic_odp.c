@@ -267,7 +267,7 @@ static void edu_nic_odp_unlock_mirror(struct edu_nic_mr *mr)
 }
 
 /* Page @i is system memory: the device reaches it through a sync */
-static bool edu_nic_odp_page_synced(struct edu_nic_mr *mr, unsigned long i)
+static bool edu_nic_odp_page_sysmem(struct edu_nic_mr *mr, unsigned long i)
 {
 	return edu_nic_odp_map_type(mr, i) == PCI_P2PDMA_MAP_UNKNOWN;
 }
@@ -310,7 +310,7 @@ static const struct edu_nic_mr_ops edu_nic_odp_ops = {
 	.lock_installed = edu_nic_odp_lock_installed,
 	.unlock_mirror = edu_nic_odp_unlock_mirror,
 	.addr = edu_nic_odp_addr,
-	.page_synced = edu_nic_odp_page_synced,
+	.page_sysmem = edu_nic_odp_page_sysmem,
 	.sync_dir = edu_nic_odp_sync_dir,
 	.bus_addr = edu_nic_odp_bus_addr,
 	.first_dma_addr = edu_nic_odp_first_dma_addr,
