@@ -389,6 +389,21 @@ void edu_nic_odp_hold_init(struct dentry *root);
 struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
 				      const struct edu_nic_reg_mr *req);
 
+/*
+ * How an ODP registration's pages are DMA mapped, and read back: by the
+ * RDMA core into its dma_list on 6.1 (edu_nic_odp_dma_list.c), by edu_nic
+ * from the core's struct hmm_dma_map on 7.x (edu_nic_odp_hmm_dma.c). Per
+ * page @i, under the mirror lock, of an installed mirror.
+ */
+int edu_nic_odp_map_init(struct edu_nic_mr *mr);
+int edu_nic_odp_map_dma_and_lock(struct edu_nic_mr *mr, bool write);
+dma_addr_t edu_nic_odp_addr(struct edu_nic_mr *mr, unsigned long i);
+bool edu_nic_odp_page_sysmem(struct edu_nic_mr *mr, unsigned long i);
+enum dma_data_direction edu_nic_odp_sync_dir(struct edu_nic_mr *mr,
+					     unsigned long i);
+bool edu_nic_odp_bus_addr(struct edu_nic_mr *mr, unsigned long i);
+unsigned long edu_nic_odp_nr_leases(struct edu_nic_mr *mr);
+
 /* edu_nic_dmabuf.c */
 struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 					 const struct edu_nic_reg_dmabuf *req);

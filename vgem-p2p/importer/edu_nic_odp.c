@@ -4,13 +4,12 @@
  *
  * An RDMA on-demand-paging umem, as mlx5's ODP MRs are: the RDMA core
  * faults the range with hmm_range_fault(), this device named as the p2p
- * importer, and maps system pages and exporters' BARs after its sequence
- * check. The mirror is all or nothing: one fault maps the whole region,
- * and any invalidation unmaps all of it.
+ * importer, and system pages and exporters' BARs are mapped after its
+ * sequence check (edu_nic_odp_map_dma_and_lock(): by the core on 6.1, by
+ * us on 7.x). The mirror is all or nothing: one fault maps the whole
+ * region, and any invalidation unmaps all of it.
  */
-#include <linux/hmm.h>
 #include <linux/mm.h>
-#include <linux/pci-p2pdma.h>
 #include <linux/sched/signal.h>
 
 #include <rdma/ib_umem_odp.h>
@@ -18,40 +17,9 @@
 #include "edu_nic.h"
 
 /*
- * The CPU keeps using the pages while they are mapped, and an unmap's sync
- * would copy a bounce buffer over what it wrote: each DMA syncs its page
- * instead. This also tells DMA-API debugging that several writable
- * mappings of one page are intended.
+ * Unmap every page and, on 6.1, give the exporters' leases back; never
+ * sleeps.
  */
-#define EDU_NIC_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
-
-/* The address the device uses for page @i of the installed mirror */
-static dma_addr_t edu_nic_odp_addr(struct edu_nic_mr *mr, unsigned long i)
-{
-	return mr->odp->dma_list[i] & ODP_DMA_ADDR_MASK;
-}
-
-/*
- * How the RDMA core mapped page @i: PCI_P2PDMA_MAP_UNKNOWN for a page of
- * system memory, else the map type of the BAR it is in.
- */
-static enum pci_p2pdma_map_type edu_nic_odp_map_type(struct edu_nic_mr *mr,
-						     unsigned long i)
-{
-	if (!mr->odp->p2p_map_type)
-		return PCI_P2PDMA_MAP_UNKNOWN;
-	return mr->odp->p2p_map_type[i];
-}
-
-/* The direction system page @i is mapped, and synced, with */
-static enum dma_data_direction edu_nic_odp_sync_dir(struct edu_nic_mr *mr,
-						    unsigned long i)
-{
-	return ib_umem_odp_dma_dir(mr->odp,
-				   hmm_pfn_to_page(mr->odp->pfn_list[i]));
-}
-
-/* Unmap every page and give the exporters' leases back; never sleeps */
 static void edu_nic_odp_unmap_all(struct ib_umem_odp *odp)
 {
 	ib_umem_odp_unmap_dma_pages(odp, ib_umem_start(odp), ib_umem_end(odp));
@@ -60,9 +28,9 @@ static void edu_nic_odp_unmap_all(struct ib_umem_odp *odp)
 /*
  * Tear the mirror down. Unmap whatever is mapped even if it is not
  * installed, as mlx5_ib_invalidate_range() does: a map step that failed
- * part of the way dropped umem_mutex with what it had mapped still in
- * dma_list, until edu_nic_odp_fault() takes the lock again to unmap it,
- * and an invalidation in between must not let that outlive it.
+ * part of the way dropped umem_mutex with what it had mapped still
+ * mapped, until edu_nic_odp_fault() takes the lock again to unmap it, and
+ * an invalidation in between must not let that outlive it.
  */
 static void edu_nic_odp_unmap_locked(struct edu_nic_mr *mr)
 {
@@ -126,31 +94,23 @@ static const struct mmu_interval_notifier_ops edu_nic_odp_notifier_ops = {
 };
 
 /*
- * Count what ib_umem_odp_map_dma_and_lock() installed, all of it this
+ * Count what edu_nic_odp_map_dma_and_lock() installed, all of it this
  * fault's: the mirror was wholly unmapped before.
  */
 static void edu_nic_odp_installed(struct edu_nic_mr *mr, bool write)
 {
-	unsigned long i, p2p = 0, bus = 0, nleases = 0;
-	struct list_head *pos;
+	unsigned long i, p2p = 0, bus = 0;
 
 	lockdep_assert_held(mr->lock);
 
 	for (i = 0; i < mr->npages; i++) {
-		switch (edu_nic_odp_map_type(mr, i)) {
-		case PCI_P2PDMA_MAP_BUS_ADDR:
+		if (edu_nic_odp_page_sysmem(mr, i))
+			continue;
+		p2p++;
+		if (edu_nic_odp_bus_addr(mr, i))
 			bus++;
-			fallthrough;
-		case PCI_P2PDMA_MAP_THRU_HOST_BRIDGE:
-			p2p++;
-			break;
-		default:
-			break;
-		}
 	}
-	list_for_each(pos, &mr->odp->p2p_leases)
-		nleases++;
-	edu_nic_mr_installed(mr, write, p2p, nleases);
+	edu_nic_mr_installed(mr, write, p2p, edu_nic_odp_nr_leases(mr));
 	edu_nic_mr_count(mr, pages_bus, bus);
 	edu_nic_mr_count(mr, pages_iova, p2p - bus);
 }
@@ -163,8 +123,6 @@ static void edu_nic_odp_installed(struct edu_nic_mr *mr, bool write)
 static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 {
 	struct ib_umem_odp *odp = mr->odp;
-	u64 access = ODP_READ_ALLOWED_BIT |
-		     (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	int ret;
 
 	lockdep_assert_held(&mr->op_lock);
@@ -176,13 +134,12 @@ static int edu_nic_odp_fault(struct edu_nic_mr *mr, bool write)
 		goto out_unlock_fault;
 	}
 	WRITE_ONCE(mr->faulting, true);
-	ret = ib_umem_odp_map_dma_and_lock(odp, mr->start, mr->length, access,
-					   true);
+	ret = edu_nic_odp_map_dma_and_lock(mr, write);
 	WRITE_ONCE(mr->faulting, false);
 	if (ret < 0) {
 		edu_nic_hold_wait(&edu_nic_odp_hold_knob);
 		mutex_lock(mr->lock);
-		/* What the core mapped before it failed: all or nothing */
+		/* What the map step mapped before it failed: all or nothing */
 		edu_nic_odp_unmap_all(odp);
 		/* It walked into invalidations for a second: go on waiting */
 		if (ret == -EBUSY) {
@@ -264,18 +221,6 @@ static int edu_nic_odp_lock_installed(struct edu_nic_mr *mr, bool write)
 static void edu_nic_odp_unlock_mirror(struct edu_nic_mr *mr)
 {
 	mutex_unlock(mr->lock);
-}
-
-/* Page @i is system memory: the device reaches it through a sync */
-static bool edu_nic_odp_page_sysmem(struct edu_nic_mr *mr, unsigned long i)
-{
-	return edu_nic_odp_map_type(mr, i) == PCI_P2PDMA_MAP_UNKNOWN;
-}
-
-/* A switch routes page @i's address: the IOMMU never sees it */
-static bool edu_nic_odp_bus_addr(struct edu_nic_mr *mr, unsigned long i)
-{
-	return edu_nic_odp_map_type(mr, i) == PCI_P2PDMA_MAP_BUS_ADDR;
 }
 
 static void edu_nic_odp_kill(struct edu_nic_mr *mr)
@@ -380,10 +325,13 @@ struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
 		ret = PTR_ERR(odp);
 		goto err_free_mr;
 	}
-	odp->dma_attrs = EDU_NIC_MAP_ATTRS;
+	mr->odp = odp;
+	ret = edu_nic_odp_map_init(mr);
+	if (ret)
+		goto err_release_odp;
+	/* The core then walks as an importer without p2p support */
 	if (req->flags & EDU_NIC_REG_MR_NO_P2P)
 		odp->p2p_importer = NULL;
-	mr->odp = odp;
 	mr->lock = &odp->umem_mutex;
 	edu_nic_mr_lockdep_taint(mr->lock);
 
@@ -393,6 +341,8 @@ struct edu_nic_mr *edu_nic_odp_create(struct edu_nic_file *f,
 	mutex_unlock(mr->lock);
 	return mr;
 
+err_release_odp:
+	ib_umem_odp_release(odp);
 err_free_mr:
 	edu_nic_mr_free(mr);
 	return ERR_PTR(ret);
