@@ -11,8 +11,11 @@
 #ifndef _EDU_NIC_COMPAT_H
 #define _EDU_NIC_COMPAT_H
 
+#include <linux/err.h>
 #include <linux/scatterlist.h>
 #include <linux/version.h>
+
+#include <rdma/ib_umem.h>
 
 /*
  * 6.1 retires: MODULE_IMPORT_NS() took a bare identifier; since 6.13 it
@@ -48,6 +51,44 @@
  */
 #define EDU_NIC_DMA_BUF_SPLITS_P2P \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0))
+
+/*
+ * 6.1 retires: a pinned dma-buf import could not be revoked. 7.x's is
+ * revocable, as irdma_reg_user_mr_dmabuf() imports: the exporter may
+ * revoke it (unplug, a forced move), which calls @revoke(@priv) under the
+ * dma_resv before the core unmaps and unpins it for good.
+ */
+static inline struct ib_umem_dmabuf *
+edu_nic_umem_dmabuf_get_pinned(struct ib_device *device, unsigned long offset,
+			       size_t size, int fd, int access,
+			       void (*revoke)(void *priv), void *priv)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	struct ib_umem_dmabuf *umem_dmabuf;
+
+	umem_dmabuf = ib_umem_dmabuf_get_pinned_revocable_and_lock(device,
+								   offset,
+								   size, fd,
+								   access);
+	if (IS_ERR(umem_dmabuf))
+		return umem_dmabuf;
+	ib_umem_dmabuf_set_revoke_locked(umem_dmabuf, revoke, priv);
+	ib_umem_dmabuf_revoke_unlock(umem_dmabuf);
+	return umem_dmabuf;
+#else
+	return ib_umem_dmabuf_get_pinned(device, offset, size, fd, access);
+#endif
+}
+
+/* 6.1 retires: nothing revokes a dma-buf umem before its release there */
+static inline bool edu_nic_umem_dmabuf_revoked(struct ib_umem_dmabuf *umem)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	return umem->revoked;
+#else
+	return false;
+#endif
+}
 
 /* 6.1 retires: kzalloc_obj(), 7.x's typed kzalloc(), with its flags */
 #ifndef kzalloc_obj

@@ -136,11 +136,9 @@ static int edu_nic_dmabuf_map(struct edu_nic_mr *mr)
 	return 0;
 }
 
-/* Drop the mapping, if any; @moved: the exporter asked (invalidate) */
-static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
+/* Mark the mapping gone, if installed; @moved: the exporter asked */
+static void edu_nic_dmabuf_uninstall(struct edu_nic_mr *mr, bool moved)
 {
-	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
-
 	mutex_lock(mr->lock);
 	if (mr->valid) {
 		edu_nic_mr_uninstalled(mr);
@@ -148,7 +146,14 @@ static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
 			edu_nic_mr_count(mr, invalidations, 1);
 	}
 	mutex_unlock(mr->lock);
+}
 
+/* Drop the mapping, if any; @moved: the exporter asked (invalidate) */
+static void edu_nic_dmabuf_unmap(struct edu_nic_mr *mr, bool moved)
+{
+	dma_resv_assert_held(edu_nic_dmabuf_resv(mr));
+
+	edu_nic_dmabuf_uninstall(mr, moved);
 	ib_umem_dmabuf_unmap_pages(mr->umem_dmabuf);
 }
 
@@ -165,6 +170,19 @@ static void edu_nic_dmabuf_invalidate(struct dma_buf_attachment *attach)
 	if (!mr || !umem_dmabuf->sgt)
 		return;
 	edu_nic_dmabuf_unmap(mr, true);
+}
+
+/*
+ * The exporter revokes a pinned import (7.x), under the dma_resv: stop
+ * using the addresses for good, as irdma_umem_dmabuf_revoke() invalidates
+ * its MR. The core then unmaps and unpins the buffer; each DMA fails with
+ * -ENODEV until the registration goes. This may come before
+ * edu_nic_dmabuf_create() has set mr->umem_dmabuf: nothing is installed
+ * then, and the first mapping fails.
+ */
+static void edu_nic_dmabuf_revoke(void *priv)
+{
+	edu_nic_dmabuf_uninstall(priv, true);
 }
 
 static const struct dma_buf_attach_ops edu_nic_dmabuf_attach_ops = {
@@ -192,8 +210,9 @@ static int edu_nic_dmabuf_lock_mirror(struct edu_nic_mr *mr, bool write)
 		return -ERESTARTSYS;
 	if (ret)
 		return ret;
-	/* Unbound: do not even ask the exporter for addresses. */
-	if (READ_ONCE(mr->nic->dead))
+	/* Unbound, or revoked: do not even ask the exporter for addresses. */
+	if (READ_ONCE(mr->nic->dead) ||
+	    edu_nic_umem_dmabuf_revoked(mr->umem_dmabuf))
 		ret = -ENODEV;
 	else if (!mr->valid)
 		ret = edu_nic_dmabuf_map(mr);
@@ -313,7 +332,7 @@ static const struct edu_nic_mr_ops edu_nic_dmabuf_ops = {
  * @req: the request, checked but for the dma-buf itself
  *
  * With %EDU_NIC_REG_DMABUF_PINNED, pinned as mlx5 pins a DEVX umem's: the
- * exporter never moves it.
+ * exporter never moves it. On 7.x it may revoke it, as from irdma's.
  *
  * Return: the region, attached and mapped, with one reference, not yet
  * published (the ioctl publishes it once it has its key); or an ERR_PTR().
@@ -351,9 +370,13 @@ struct edu_nic_mr *edu_nic_dmabuf_create(struct edu_nic *nic,
 		goto err_free_mr;
 
 	if (req->flags & EDU_NIC_REG_DMABUF_PINNED)
-		umem_dmabuf = ib_umem_dmabuf_get_pinned(&nic->ibdev, req->offset,
-							req->length,
-							(int)req->fd, access);
+		umem_dmabuf = edu_nic_umem_dmabuf_get_pinned(&nic->ibdev,
+							     req->offset,
+							     req->length,
+							     (int)req->fd,
+							     access,
+							     edu_nic_dmabuf_revoke,
+							     mr);
 	else
 		umem_dmabuf = ib_umem_dmabuf_get(&nic->ibdev, req->offset,
 						 req->length, (int)req->fd,
