@@ -565,7 +565,7 @@ void edu_nic_mr_lockdep_taint(struct mutex *lock)
  */
 void edu_nic_mr_lockdep_prime(void)
 {
-	struct mutex lock;
+	struct mutex lock;	/* of the class; held only here */
 
 	edu_nic_mr_lock_init(&lock);
 	edu_nic_mr_lockdep_taint(&lock);
@@ -580,7 +580,7 @@ struct edu_nic_mr *edu_nic_mr_alloc(struct edu_nic *nic, unsigned long start,
 {
 	struct edu_nic_mr *mr;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return NULL;
 	mr->nic = nic;
