@@ -234,13 +234,14 @@ struct edu_nic_mr_ops {
  * @npages: @length in pages.
  * @access: EDU_NIC_ACCESS_* bits.
  * @odp: a range of the address space: its on-demand-paging umem (the mmu
- *	interval notifier, the DMA addresses the RDMA core mapped, the
- *	exporters' leases). NULL for a dma-buf.
+ *	interval notifier, the pages' DMA mappings: on 6.1 the RDMA core's,
+ *	with the exporters' leases, on 7.x the umem's struct hmm_dma_map
+ *	that edu_nic maps). NULL for a dma-buf.
  * @node: on edu_nic.mr_list, under edu_nic.mr_list_lock, once @key is set
  *	(debugfs never lists a key-less region); empty before.
  * @op_lock: serializes faulting and DMA on this region. The notifier never
  *	takes it, so it may be held across sleeping and allocating.
- * @lock: the mirror lock: @odp's umem_mutex (the core maps under it), or
+ * @lock: the mirror lock: @odp's umem_mutex (mapping is under it), or
  *	@own_lock. Protects @valid, @writable, @stats and the addresses (the
  *	umem's, or @dma_addrs, @sysmem and @bus). Held around each DMA
  *	command that uses them, with the engine already taken: an
@@ -255,7 +256,8 @@ struct edu_nic_mr_ops {
  * @ever_mapped: a mirror was installed before (the next one is a re-map).
  * @faulting: ib_umem_odp_map_dma_and_lock() runs for us: an invalidation
  *	now makes the core walk the range again (counted as a fault retry).
- * @dma_addrs: a dma-buf's: per page, the address the exporter mapped.
+ * @dma_addrs: per page, the address the exporter mapped (a dma-buf's), or
+ *	that hmm_dma_map_pfn() gave (an ODP registration's on 7.x).
  * @sysmem: a dma-buf's: per page, the address reaches system RAM: each
  *	DMA syncs it, and the bulk mode copies through the kernel mapping.
  * @bus: a dma-buf's: per page, the exporter marked the address a bus
@@ -264,9 +266,10 @@ struct edu_nic_mr_ops {
  * @win: the bulk mode's BAR window, under @op_lock.
  * @stats: counters, see struct edu_nic_stats; nr_mrs is unused.
  * @umem_dmabuf: a dma-buf registration's umem: the dma-buf, our dynamic
- *	attachment and the exporter's mapping. The mapping is made, dropped
- *	(the exporter's invalidation) and used by each DMA command under the
- *	dma_resv, so a DMA never overlaps a move.
+ *	(or pinned) attachment and the exporter's mapping. The mapping is
+ *	made, dropped (the exporter's invalidation, or on 7.x its revocation
+ *	of a pinned one) and used by each DMA command under the dma_resv, so
+ *	a DMA never overlaps a move.
  */
 struct edu_nic_mr {
 	struct edu_nic *nic;
