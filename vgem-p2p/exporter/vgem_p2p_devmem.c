@@ -547,6 +547,7 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 	void *addr;
 	int ret;
 
+	spin_lock_init(&devmem->lock);
 	hash_init(devmem->charges);
 	init_llist_head(&devmem->free_charges);
 	INIT_WORK(&devmem->free_work, vgem_p2p_devmem_free_work);
@@ -585,6 +586,19 @@ err_free_bitmap:
 	bitmap_free(devmem->used);
 	devmem->used = NULL;
 	return ret;
+}
+
+/* For STATS: the device-private memory, and how much of it is in use */
+void vgem_p2p_devmem_usage(struct vgem_p2p_device *vdev, u64 *size,
+			   u64 *used)
+{
+	struct vgem_p2p_devmem *devmem = &vdev->devmem;
+	unsigned long flags;
+
+	*size = devmem->size;
+	spin_lock_irqsave(&devmem->lock, flags);
+	*used = (u64)devmem->nr_used << PAGE_SHIFT;
+	spin_unlock_irqrestore(&devmem->lock, flags);
 }
 
 /* Bring every device page in use back to RAM, then drop the pgmap */

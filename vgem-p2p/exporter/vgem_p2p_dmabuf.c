@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PRIME export with dynamic dma-buf attachments. A peer2peer importer that
- * reaches our BAR gets the object's VRAM as a page-less sg_table; others
- * get its system pages. Dynamic importers follow moves (move_notify);
- * non-dynamic ones pin the object in system memory, as with vgem.
+ * reaches our BAR gets the object's VRAM as a page-less sg_table
+ * (vgem_p2p_dmabuf_bar_61.c); others get its system pages. Dynamic
+ * importers follow moves (move_notify); importers that pin hold the object
+ * in system memory, as with vgem.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
-#include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -19,13 +19,6 @@
 #include "vgem_p2p_trace.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
-
-/* An sg_table handed to an importer, and how to take it back */
-struct vgem_p2p_dmabuf_sgt {
-	struct sg_table sgt;
-	enum vgem_p2p_map_kind kind;
-	u64 size;
-};
 
 static struct vgem_p2p_object *dmabuf_to_bo(struct dma_buf *dmabuf)
 {
@@ -54,9 +47,8 @@ static int vgem_p2p_dmabuf_attach(struct dma_buf *dmabuf,
 
 	/* Once per attachment, as amdgpu does: the topology does not change */
 	if (attach->peer2peer && drm_dev_enter(&vdev->drm, &idx)) {
-		attach->peer2peer = vgem_p2p_export_kind(vdev, attach->dev,
-							 bo->flags) !=
-				    VGEM_P2P_MAP_SYSTEM;
+		attach->peer2peer = vgem_p2p_reaches_bar(vdev, attach->dev,
+							 bo->flags);
 		drm_dev_exit(idx);
 	} else {
 		attach->peer2peer = false;
@@ -80,12 +72,17 @@ static void vgem_p2p_dmabuf_detach(struct dma_buf *dmabuf,
 	atomic64_dec(&obj_to_vdev(bo)->stats.dmabuf_attachments);
 }
 
-/* Non-dynamic importers only: they cannot follow moves */
+/*
+ * Importers that cannot follow moves: in VRAM only where
+ * vgem_p2p_dmabuf_pin_bar() may take it back, else in system memory
+ */
 static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 {
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
 	int ret;
 
+	if (vgem_p2p_dmabuf_pin_bar(attach))
+		return 0;
 	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM, VGEM_P2P_REASON_PINNED);
 	if (ret)
 		return ret;
@@ -96,63 +93,6 @@ static int vgem_p2p_dmabuf_pin(struct dma_buf_attachment *attach)
 static void vgem_p2p_dmabuf_unpin(struct dma_buf_attachment *attach)
 {
 	ttm_bo_unpin(&dmabuf_to_bo(attach->dmabuf)->tbo);
-}
-
-/* In whole pages; an unsigned int, so sg lengths of >= 4 GiB objects fit */
-static unsigned int vgem_p2p_dmabuf_max_seg(struct device *dev)
-{
-	unsigned int seg = dma_get_max_seg_size(dev) & PAGE_MASK;
-
-	return max_t(unsigned int, seg, PAGE_SIZE);
-}
-
-/* The object's BAR range, for @dev, in segments @dev can take */
-static int vgem_p2p_dmabuf_map_vram(struct vgem_p2p_object *bo,
-				    struct device *dev,
-				    enum dma_data_direction dir,
-				    struct vgem_p2p_dmabuf_sgt *s)
-{
-	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	unsigned int seg = vgem_p2p_dmabuf_max_seg(dev);
-	struct scatterlist *sg;
-	dma_addr_t addr;
-	u64 off = 0;
-	int ret, i;
-
-	dma_resv_assert_held(bo->tbo.base.resv);
-
-	s->size = bo->tbo.base.size;
-	ret = sg_alloc_table(&s->sgt, DIV_ROUND_UP_ULL(s->size, seg),
-			     GFP_KERNEL);
-	if (ret)
-		return ret;
-	ret = vgem_p2p_export_bar(vdev, dev, &s->kind,
-				  (u64)bo->tbo.resource->start << PAGE_SHIFT, s->size,
-				  dir, &addr);
-	if (ret) {
-		sg_free_table(&s->sgt);
-		return ret;
-	}
-	atomic64_add(s->size >> PAGE_SHIFT, s->kind == VGEM_P2P_MAP_BUS ?
-		     &vdev->stats.p2p_pages_bus : &vdev->stats.p2p_pages_iova);
-	/*
-	 * No struct page behind a BAR: importers use only the DMA side. A
-	 * bus address is marked as dma-direct's and dma-iommu's
-	 * pci_p2pdma_map_segment() users mark theirs: an importer behind an
-	 * IOMMU must not take an address a switch routes for an IOVA.
-	 */
-	for_each_sgtable_sg(&s->sgt, sg, i) {
-		unsigned int len = min_t(u64, seg, s->size - off);
-
-		sg_set_page(sg, NULL, len, 0);
-		sg_dma_address(sg) = addr + off;
-		sg_dma_len(sg) = len;
-		if (s->kind == VGEM_P2P_MAP_BUS)
-			sg_dma_mark_bus_address(sg);
-		off += len;
-	}
-	atomic64_inc(&vdev->stats.dmabuf_maps_p2p);
-	return 0;
 }
 
 /* Undo the first @n page mappings of a system sg table */
@@ -179,25 +119,28 @@ static void vgem_p2p_dmabuf_unmap_pages(struct device *dev,
  * dma_map_sgtable() would merge pages into segments whose partial syncs
  * DMA-API debugging misreports once two importers map the same pages.
  */
-static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
-				      struct device *dev,
-				      enum dma_data_direction dir,
-				      u32 reason, struct vgem_p2p_dmabuf_sgt *s)
+static struct sg_table *
+vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo, struct device *dev,
+			   enum dma_data_direction dir, u32 reason)
 {
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
+	struct vgem_p2p_dmabuf_sgt *s;
 	struct scatterlist *sg;
 	unsigned int i;
 	int ret;
 
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
 	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM, reason);
 	if (ret)
-		return ret;
+		goto err_free;
 
 	s->kind = VGEM_P2P_MAP_SYSTEM;
 	s->size = bo->tbo.base.size;
 	ret = sg_alloc_table(&s->sgt, vgem_p2p_npages(bo), GFP_KERNEL);
 	if (ret)
-		return ret;
+		goto err_free;
 	for_each_sgtable_sg(&s->sgt, sg, i) {
 		/* the move waits for the importer's fences before it frees them */
 		struct page *page = bo->tbo.ttm->pages[i];
@@ -217,12 +160,14 @@ static int vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo,
 	}
 	atomic_inc(&bo->dmabuf_system_maps);
 	atomic64_inc(&vdev->stats.dmabuf_maps_system);
-	return 0;
+	return &s->sgt;
 
 err_unmap:
 	vgem_p2p_dmabuf_unmap_pages(dev, &s->sgt, i, dir);
 	sg_free_table(&s->sgt);
-	return ret;
+err_free:
+	kfree(s);
+	return ERR_PTR(ret);
 }
 
 static struct sg_table *
@@ -231,19 +176,15 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 {
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
-	struct vgem_p2p_dmabuf_sgt *s;
 	bool p2p = attach->peer2peer;
-	int ret, idx;
+	struct sg_table *sgt;
+	int idx;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 
 	/* the direction is dma-buf's only notion of access */
 	if (dir != DMA_TO_DEVICE && (bo->flags & VGEM_P2P_CREATE_READ_ONLY))
 		return ERR_PTR(-EPERM);
-
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
 
 	/* Once the device is gone, only its system memory is left */
 	if (p2p && !drm_dev_enter(&vdev->drm, &idx))
@@ -253,21 +194,16 @@ vgem_p2p_dmabuf_map(struct dma_buf_attachment *attach,
 	if (p2p)
 		vgem_p2p_return(bo);
 	if (p2p && vgem_p2p_resident_vram(bo))
-		ret = vgem_p2p_dmabuf_map_vram(bo, attach->dev, dir, s);
+		sgt = vgem_p2p_dmabuf_map_bar(bo, attach, dir);
 	else
-		ret = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir,
+		sgt = vgem_p2p_dmabuf_map_system(bo, attach->dev, dir,
 						 attach->peer2peer ?
 						 VGEM_P2P_REASON_EVICTED :
-						 VGEM_P2P_REASON_NO_P2P_IMPORTER,
-						 s);
+						 VGEM_P2P_REASON_NO_P2P_IMPORTER);
 
 	if (p2p)
 		drm_dev_exit(idx);
-	if (ret) {
-		kfree(s);
-		return ERR_PTR(ret);
-	}
-	return &s->sgt;
+	return sgt;
 }
 
 /* Runs inside our moves (importers' move_notify): see vgem_p2p_drv.h */
@@ -275,21 +211,16 @@ static void vgem_p2p_dmabuf_unmap(struct dma_buf_attachment *attach,
 				  struct sg_table *sgt,
 				  enum dma_data_direction dir)
 {
-	struct vgem_p2p_dmabuf_sgt *s =
-		container_of(sgt, struct vgem_p2p_dmabuf_sgt, sgt);
 	struct vgem_p2p_object *bo = dmabuf_to_bo(attach->dmabuf);
 
-	if (s->kind == VGEM_P2P_MAP_SYSTEM) {
+	if (!vgem_p2p_dmabuf_unmap_bar(attach, sgt, dir)) {
 		vgem_p2p_dmabuf_unmap_pages(attach->dev, sgt, sgt->orig_nents,
 					    dir);
 		atomic_dec(&bo->dmabuf_system_maps);
-	} else {
-		vgem_p2p_unexport_bar(attach->dev, s->kind,
-				      sg_dma_address(sgt->sgl), s->size, dir);
+		sg_free_table(sgt);
+		kfree(container_of(sgt, struct vgem_p2p_dmabuf_sgt, sgt));
 	}
-	trace_vgem_p2p_dmabuf_unmap(bo, attach->dev, s->size);
-	sg_free_table(sgt);
-	kfree(s);
+	trace_vgem_p2p_dmabuf_unmap(bo, attach->dev, bo->tbo.base.size);
 	atomic64_inc(&obj_to_vdev(bo)->stats.dmabuf_unmaps);
 }
 

@@ -75,7 +75,6 @@ static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
 	struct vgem_p2p_device *vdev = to_vgem_p2p(dev);
 	struct vgem_p2p_counters *c = &vdev->stats;
 	struct drm_vgem_p2p_stats *args = data;
-	unsigned long flags;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
@@ -101,11 +100,7 @@ static int vgem_p2p_stats_ioctl(struct drm_device *dev, void *data,
 	args->move_notifies = atomic64_read(&c->move_notifies);
 	args->vram_size = vdev->vram_size;
 	args->vram_used = vgem_p2p_vram_used(vdev);
-
-	args->devmem_size = vdev->devmem.size;
-	spin_lock_irqsave(&vdev->devmem.lock, flags);
-	args->devmem_used = (u64)vdev->devmem.nr_used << PAGE_SHIFT;
-	spin_unlock_irqrestore(&vdev->devmem.lock, flags);
+	vgem_p2p_devmem_usage(vdev, &args->devmem_size, &args->devmem_used);
 	return 0;
 }
 
@@ -216,6 +211,7 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct vgem_p2p_device *vdev;
 	resource_size_t devmem_size;
+	u64 devmem_bytes, devmem_used;
 	int ret;
 
 	vdev = devm_drm_dev_alloc(&pdev->dev, &vgem_p2p_driver,
@@ -226,7 +222,6 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&vdev->objects);
 	init_waitqueue_head(&vdev->hold_after_lookup.wq);
 	init_waitqueue_head(&vdev->hold_in_clear.wq);
-	spin_lock_init(&vdev->devmem.lock);
 	init_rwsem(&vdev->vram_close_lock);
 	vgem_p2p_vram_charges_init(vdev);
 	ret = drmm_mutex_init(&vdev->drm, &vdev->objects_lock);
@@ -282,8 +277,10 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_devmem_fini;
 
+	vgem_p2p_devmem_usage(vdev, &devmem_bytes, &devmem_used);
+	devmem_size = devmem_bytes;
 	drm_info(&vdev->drm, "%pa bytes of VRAM at bus %pad, %pa device-private\n",
-		 &vdev->vram_size, &vdev->bar_bus, &vdev->devmem.size);
+		 &vdev->vram_size, &vdev->bar_bus, &devmem_size);
 	return 0;
 
 err_devmem_fini:

@@ -371,7 +371,18 @@ void vgem_p2p_free_wq_fini(void);
 extern const struct vm_operations_struct vgem_p2p_vm_ops;
 int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
 
-/* vgem_p2p_export.c */
+/* vgem_p2p_ttm.c, the placement policy */
+bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
+u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
+void vgem_p2p_return(struct vgem_p2p_object *bo);
+
+/* vgem_p2p_export.c: who reaches the BAR */
+bool vgem_p2p_reaches_bar(struct vgem_p2p_device *vdev,
+			  struct device *importer, u32 obj_flags);
+int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file);
+
+/* vgem_p2p_export.c: drm-patches/' map types, vma hook and leases */
 enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags);
@@ -380,8 +391,6 @@ int vgem_p2p_export_bar(struct vgem_p2p_device *vdev, struct device *importer,
 			enum dma_data_direction dir, dma_addr_t *addr);
 void vgem_p2p_unexport_bar(struct device *importer, enum vgem_p2p_map_kind kind,
 			   dma_addr_t addr, u64 size, enum dma_data_direction dir);
-int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
-			struct drm_file *file);
 struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 					  struct device *importer,
 					  unsigned long start, unsigned long end,
@@ -394,28 +403,46 @@ int vgem_p2p_ttm_p2p_access(struct ttm_buffer_object *tbo,
 int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
 				 struct device *importer);
 struct p2pdma_provider *vgem_p2p_ttm_p2p_provider(struct ttm_buffer_object *tbo);
-bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
-u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
-void vgem_p2p_return(struct vgem_p2p_object *bo);
 
 /* vgem_p2p_move.c */
 void vgem_p2p_compact(struct vgem_p2p_device *vdev);
 int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file);
 
-/* vgem_p2p_devmem.c */
+/* vgem_p2p_devmem.c: all that the rest of the driver calls of it */
 int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 			 resource_size_t bar_offset, resource_size_t size);
 void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
+void vgem_p2p_devmem_usage(struct vgem_p2p_device *vdev, u64 *size,
+			   u64 *used);
 int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 
 /* vgem_p2p_dmabuf.c */
+/*
+ * An sg_table we fill for an importer (system pages, or the BAR), and how
+ * to take it back
+ */
+struct vgem_p2p_dmabuf_sgt {
+	struct sg_table sgt;
+	enum vgem_p2p_map_kind kind;
+	u64 size;
+};
+
 void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo);
 struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
 					  int flags);
 struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
 						 struct dma_buf *dma_buf);
+
+/* vgem_p2p_dmabuf_bar_61.c: VRAM for peer2peer importers */
+struct sg_table *vgem_p2p_dmabuf_map_bar(struct vgem_p2p_object *bo,
+					 struct dma_buf_attachment *attach,
+					 enum dma_data_direction dir);
+bool vgem_p2p_dmabuf_unmap_bar(struct dma_buf_attachment *attach,
+			       struct sg_table *sgt,
+			       enum dma_data_direction dir);
+bool vgem_p2p_dmabuf_pin_bar(struct dma_buf_attachment *attach);
 
 /* vgem_p2p_debugfs.c */
 void vgem_p2p_debugfs_init(struct drm_minor *minor);

@@ -52,6 +52,14 @@ enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 	}
 }
 
+/* May @importer be given the BAR at all? dma-buf attachments ask once */
+bool vgem_p2p_reaches_bar(struct vgem_p2p_device *vdev,
+			  struct device *importer, u32 obj_flags)
+{
+	return vgem_p2p_export_kind(vdev, importer, obj_flags) !=
+	       VGEM_P2P_MAP_SYSTEM;
+}
+
 /*
  * @importer's address of a BAR range: a bus address through a switch (@kind
  * BUS), else an IOVA mapping, as pci_p2pdma_map_resource() decides.
@@ -132,15 +140,6 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 out_put_peer:
 	pci_dev_put(peer);
 	return ret;
-}
-
-/* A use (fault, p2p lookup, dma-buf map) brings evicted @bo back, if it fits */
-void vgem_p2p_return(struct vgem_p2p_object *bo)
-{
-	if (!(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->tbo.pin_count &&
-	    !vgem_p2p_resident_vram(bo) && !vgem_p2p_held_in_system(bo))
-		vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM,
-			       VGEM_P2P_REASON_RETURNED);
 }
 
 /*
@@ -293,26 +292,4 @@ void vgem_p2p_vma_p2p_release(struct p2p_lease *base)
 	atomic64_inc(&obj_to_vdev(bo)->stats.p2p_unmaps);
 	trace_vgem_p2p_unmap(bo, lease);
 	vgem_p2p_lease_del(bo, lease);
-}
-
-/*
- * Must @bo stay in system memory, lest an importer without the BAR bounce it
- * back? As amdgpu_dma_buf_pin() does for dma-buf attachments without p2p.
- */
-bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo)
-{
-	return READ_ONCE(bo->nr_refused_maps) ||
-	       atomic_read(&bo->nr_system_attachments);
-}
-
-/* Why @bo is where it is: VGEM_P2P_REASON_* */
-u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo)
-{
-	dma_resv_assert_held(bo->tbo.base.resv);
-
-	if (!vgem_p2p_in_vram(bo) && bo->tbo.pin_count)
-		return VGEM_P2P_REASON_PINNED;
-	if (!vgem_p2p_in_vram(bo) && vgem_p2p_held_in_system(bo))
-		return VGEM_P2P_REASON_NO_P2P_IMPORTER;
-	return bo->reason;
 }

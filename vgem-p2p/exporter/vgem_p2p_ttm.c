@@ -552,3 +552,34 @@ int vgem_p2p_save_from_vram(struct vgem_p2p_object *bo)
 	up_read(&vdev->vram_close_lock);
 	return ret;
 }
+
+/*
+ * Must @bo stay in system memory, lest an importer without the BAR bounce it
+ * back? As amdgpu_dma_buf_pin() does for dma-buf attachments without p2p.
+ */
+bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo)
+{
+	return READ_ONCE(bo->nr_refused_maps) ||
+	       atomic_read(&bo->nr_system_attachments);
+}
+
+/* Why @bo is where it is: VGEM_P2P_REASON_* */
+u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo)
+{
+	dma_resv_assert_held(bo->tbo.base.resv);
+
+	if (!vgem_p2p_in_vram(bo) && bo->tbo.pin_count)
+		return VGEM_P2P_REASON_PINNED;
+	if (!vgem_p2p_in_vram(bo) && vgem_p2p_held_in_system(bo))
+		return VGEM_P2P_REASON_NO_P2P_IMPORTER;
+	return bo->reason;
+}
+
+/* A use (fault, p2p lookup, dma-buf map) brings evicted @bo back, if it fits */
+void vgem_p2p_return(struct vgem_p2p_object *bo)
+{
+	if (!(bo->flags & VGEM_P2P_CREATE_SYSTEM) && !bo->tbo.pin_count &&
+	    !vgem_p2p_resident_vram(bo) && !vgem_p2p_held_in_system(bo))
+		vgem_p2p_place(bo, VGEM_P2P_RETURN_TO_VRAM,
+			       VGEM_P2P_REASON_RETURNED);
+}
