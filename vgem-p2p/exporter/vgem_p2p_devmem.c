@@ -63,7 +63,7 @@ vgem_p2p_devmem_charge_get(struct vgem_p2p_devmem *devmem,
 	if (charge)
 		return charge;
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	new = kzalloc_obj(*new);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&new->ref, 1);

@@ -2,8 +2,8 @@
 /*
  * PRIME export with dynamic dma-buf attachments. A peer2peer importer that
  * reaches our BAR gets the object's VRAM as a page-less sg_table
- * (vgem_p2p_dmabuf_bar_61.c); others get its system pages. Dynamic
- * importers follow moves (move_notify); importers that pin hold the object
+ * (vgem_p2p_dmabuf_bar_61.c); others get its system pages. Dynamic importers
+ * follow moves (invalidate_mappings); importers that pin hold the object
  * in system memory, as with vgem.
  */
 #include <linux/dma-buf.h>
@@ -14,11 +14,12 @@
 
 #include <drm/drm_drv.h>
 #include <drm/drm_prime.h>
+#include <drm/ttm/ttm_tt.h>
 
 #include "vgem_p2p_drv.h"
 #include "vgem_p2p_trace.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(VGEM_P2P_NS_DMA_BUF);
 
 static struct vgem_p2p_object *dmabuf_to_bo(struct dma_buf *dmabuf)
 {
@@ -33,7 +34,7 @@ void vgem_p2p_dmabuf_move_notify(struct vgem_p2p_object *bo)
 	if (!bo->dmabuf)
 		return;
 	trace_vgem_p2p_move_notify(bo, atomic_read(&bo->nr_attachments));
-	dma_buf_move_notify(bo->dmabuf);
+	dma_buf_invalidate_mappings(bo->dmabuf);
 	atomic64_inc(&bo->move_notifies);
 	atomic64_inc(&obj_to_vdev(bo)->stats.move_notifies);
 }
@@ -129,7 +130,7 @@ vgem_p2p_dmabuf_map_system(struct vgem_p2p_object *bo, struct device *dev,
 	unsigned int i;
 	int ret;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc_obj(*s);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	ret = vgem_p2p_place(bo, VGEM_P2P_TO_SYSTEM, reason);

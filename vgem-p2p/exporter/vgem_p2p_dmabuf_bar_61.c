@@ -36,7 +36,7 @@ struct sg_table *vgem_p2p_dmabuf_map_bar(struct vgem_p2p_object *bo,
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc_obj(*s);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->size = bo->tbo.base.size;

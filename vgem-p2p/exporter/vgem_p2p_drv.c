@@ -18,6 +18,7 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_print.h>
 
 #include "vgem_p2p_drv.h"
 
@@ -44,7 +45,7 @@ static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
 	struct vgem_p2p_file_priv *priv;
 	int ret;
 
-	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	priv = kzalloc_obj(*priv);
 	if (!priv)
 		return -ENOMEM;
 	ret = vgem_p2p_fence_open(&priv->fences);
@@ -257,9 +258,10 @@ static int vgem_p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	devmem_size = round_down(vdev->bar_size / 4, PAGE_SIZE);
 	vdev->vram_size = vdev->bar_size - devmem_size;
-	ret = ttm_device_init(&vdev->bdev, &vgem_p2p_ttm_funcs, &pdev->dev,
-			      vdev->drm.anon_inode->i_mapping,
-			      vdev->drm.vma_offset_manager, false, false);
+	ret = vgem_p2p_ttm_device_init(&vdev->bdev, &vgem_p2p_ttm_funcs,
+				       &pdev->dev,
+				       vdev->drm.anon_inode->i_mapping,
+				       vdev->drm.vma_offset_manager);
 	if (ret)
 		return ret;
 	vgem_p2p_vram_mgr_init(vdev);

@@ -30,7 +30,6 @@
 #include <linux/llist.h>
 #include <linux/memremap.h>
 #include <linux/mutex.h>
-#include <linux/p2p_map.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/refcount.h>
@@ -41,12 +40,11 @@
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_mm.h>
-#include <drm/ttm/ttm_bo_api.h>
-#include <drm/ttm/ttm_bo_driver.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
 
+#include "vgem_p2p_compat.h"
 #include "vgem_p2p_drm.h"
 
 #define DRIVER_NAME	"vgem_p2p"

@@ -238,7 +238,7 @@ struct p2p_lease *vgem_p2p_vma_p2p_lookup(struct vm_area_struct *vma,
 	/* vma_p2p_lookup() checks VM_WRITE only; PROT_NONE revokes reads too */
 	if (!(vma->vm_flags & VM_READ))
 		return ERR_PTR(-EPERM);
-	lease = kzalloc(sizeof(*lease), GFP_KERNEL);
+	lease = kzalloc_obj(*lease);
 	if (!lease)
 		return ERR_PTR(-ENOMEM);
 	lease->base.owner = THIS_MODULE;

@@ -58,7 +58,7 @@ static void vgem_p2p_free_work(struct work_struct *work)
 	 */
 	dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
 			      false, MAX_SCHEDULE_TIMEOUT);
-	ttm_bo_put(&bo->tbo);
+	ttm_bo_fini(&bo->tbo);
 }
 
 /* May run in atomic context (p2p_release); TTM's release sleeps */
@@ -99,7 +99,7 @@ vgem_p2p_object_create(struct vgem_p2p_device *vdev, u64 size, u32 flags,
 	    size > (u64)(totalram_pages() / 2) << PAGE_SHIFT)
 		return ERR_PTR(-EINVAL);
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc_obj(*bo);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->flags = flags;

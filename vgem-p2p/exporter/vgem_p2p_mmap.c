@@ -44,8 +44,7 @@ static vm_fault_t vgem_p2p_fault_reserved(struct vm_fault *vmf,
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
 
-	if (!vgem_p2p_resident_vram(bo) &&
-	    ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx))
+	if (!vgem_p2p_resident_vram(bo) && ttm_bo_populate(&bo->tbo, &ctx))
 		return VM_FAULT_SIGBUS;
 	return ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
 					TTM_BO_VM_NUM_PREFAULT);

@@ -16,6 +16,7 @@ static void vgem_p2p_compact_one(struct vgem_p2p_object *bo)
 	struct ttm_place place = {
 		.mem_type = TTM_PL_VRAM,
 		.lpfn = bo->tbo.resource->start,
+		.flags = VGEM_P2P_PL_NO_EVICT,
 	};
 	struct ttm_placement pl = { .num_placement = 1, .placement = &place };
 
@@ -51,7 +52,7 @@ void vgem_p2p_compact(struct vgem_p2p_device *vdev)
 				vgem_p2p_compact_one(bo);
 			dma_resv_unlock(resv);
 		}
-		ttm_bo_put(&bo->tbo);
+		vgem_p2p_bo_put(&bo->tbo);
 		cond_resched();
 	}
 }
@@ -136,7 +137,7 @@ int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 		ret = dma_resv_lock_interruptible(backoff->tbo.base.resv, NULL);
 		if (!ret)
 			dma_resv_unlock(backoff->tbo.base.resv);
-		ttm_bo_put(&backoff->tbo);
+		vgem_p2p_bo_put(&backoff->tbo);
 		if (ret)
 			break;
 	}

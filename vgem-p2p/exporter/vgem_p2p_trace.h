@@ -26,7 +26,7 @@ DECLARE_EVENT_CLASS(vgem_p2p_mapping_class,
 	),
 	TP_fast_assign(
 		__entry->bo = bo;
-		__assign_str(importer, dev_name(map->importer));
+		vgem_p2p_assign_str(importer, dev_name(map->importer));
 		__entry->first = map->first;
 		__entry->npages = map->npages;
 		__entry->kind = map->kind;
@@ -136,7 +136,7 @@ TRACE_EVENT(vgem_p2p_dmabuf_unmap,
 	),
 	TP_fast_assign(
 		__entry->bo = bo;
-		__assign_str(importer, dev_name(importer));
+		vgem_p2p_assign_str(importer, dev_name(importer));
 		__entry->size = size;
 	),
 	TP_printk("bo=%p importer=%s size=%llu",

@@ -325,7 +325,8 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 				return -ENOSPC;
 			continue;
 		case VGEM_P2P_VRAM_FENCED:
-			for (i = 0; i < pl->num_busy_placement; i++)
+			/* @pl's places TTM evicts for are the first of @busy */
+			for (i = 0; vgem_p2p_pl_evict_place(pl, i); i++)
 				busy[i].flags |= VGEM_P2P_PL_FLAG_EVICT_BUSY;
 			again = 0;
 			full = 0;
@@ -343,7 +344,7 @@ static int vgem_p2p_evict_for(struct vgem_p2p_object *bo,
 				*backoff = held;
 				return -EDEADLK;
 			}
-			ttm_bo_put(&held->tbo);
+			vgem_p2p_bo_put(&held->tbo);
 			break;
 		case VGEM_P2P_VRAM_FREEING:
 			vgem_p2p_free_wq_flush();
@@ -365,8 +366,8 @@ static int vgem_p2p_place_in_vram(struct vgem_p2p_object *bo,
 	struct ttm_resource *res = bo->tbo.resource;
 	unsigned long npages = vgem_p2p_npages(bo);
 	struct ttm_place places[2] = {
-		{ .mem_type = TTM_PL_VRAM },
-		{ .mem_type = TTM_PL_VRAM },
+		{ .mem_type = TTM_PL_VRAM, .flags = VGEM_P2P_PL_NO_EVICT },
+		{ .mem_type = TTM_PL_VRAM, .flags = VGEM_P2P_PL_NO_EVICT },
 	};
 	struct ttm_placement pl = { .num_placement = 1, .placement = places };
 	int ret;
@@ -396,8 +397,7 @@ static int vgem_p2p_place_in_vram(struct vgem_p2p_object *bo,
 	}
 	if (where == VGEM_P2P_RETURN_TO_VRAM)
 		return -ENOSPC;
-	pl.num_busy_placement = pl.num_placement;
-	pl.busy_placement = places;
+	vgem_p2p_pl_evict(&pl, places);
 	return vgem_p2p_evict_for(bo, &pl, places, backoff);
 }
 
@@ -420,7 +420,7 @@ static int vgem_p2p_place_where(struct vgem_p2p_object *bo,
 		struct ttm_operation_ctx ctx = { .interruptible = false };
 
 		ret = vgem_p2p_validate(bo, &vgem_p2p_sys_placement);
-		return ret ?: ttm_tt_populate(bo->tbo.bdev, bo->tbo.ttm, &ctx);
+		return ret ?: ttm_bo_populate(&bo->tbo, &ctx);
 	}
 	if (bo->tbo.pin_count)
 		return -EINVAL;
@@ -496,6 +496,7 @@ int vgem_p2p_place_at(struct vgem_p2p_object *bo, u64 offset)
 		.mem_type = TTM_PL_VRAM,
 		.fpfn = offset >> PAGE_SHIFT,
 		.lpfn = (offset >> PAGE_SHIFT) + vgem_p2p_npages(bo),
+		.flags = VGEM_P2P_PL_NO_EVICT,
 	};
 	struct ttm_placement pl = { .num_placement = 1, .placement = &place };
 	bool charged = false;

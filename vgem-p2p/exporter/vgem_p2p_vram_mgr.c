@@ -51,7 +51,7 @@ static int vgem_p2p_vram_mgr_alloc(struct ttm_resource_manager *man,
 
 	spin_lock(&mgr->lock);
 	ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm_nodes[0],
-					  node->base.num_pages, 0, 0,
+					  vgem_p2p_res_npages(&node->base), 0, 0,
 					  place->fpfn, lpfn, mode);
 	spin_unlock(&mgr->lock);
 	if (ret) {
@@ -75,7 +75,8 @@ static void vgem_p2p_vram_mgr_free(struct ttm_resource_manager *man,
 	/* not yet free, so unlocked: 64 MiB is slow */
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		memset_io(vdev->bar + ((u64)res->start << PAGE_SHIFT),
-			  VGEM_P2P_POISON_BYTE, (u64)res->num_pages << PAGE_SHIFT);
+			  VGEM_P2P_POISON_BYTE,
+			  (u64)vgem_p2p_res_npages(res) << PAGE_SHIFT);
 		drm_dev_exit(idx);
 	}
 	spin_lock(&mgr->lock);
@@ -181,11 +182,10 @@ bool vgem_p2p_vram_fragmented(struct vgem_p2p_device *vdev, u64 size)
 static bool vgem_p2p_node_in_placement(const struct drm_mm_node *node,
 				       const struct ttm_placement *pl)
 {
+	const struct ttm_place *place;
 	unsigned int i;
 
-	for (i = 0; i < pl->num_busy_placement; i++) {
-		const struct ttm_place *place = &pl->busy_placement[i];
-
+	for (i = 0; (place = vgem_p2p_pl_evict_place(pl, i)); i++) {
 		if (node->start + node->size > place->fpfn &&
 		    (!place->lpfn || node->start < place->lpfn))
 			return true;
@@ -218,10 +218,9 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 	enum vgem_p2p_vram_busy busy = VGEM_P2P_VRAM_FULL;
 	struct vgem_p2p_vram_mgr *mgr = &vdev->vram;
 	struct ttm_buffer_object *lowest = NULL;
+	const struct ttm_place *first = vgem_p2p_pl_evict_place(pl, 0);
 	struct drm_mm_node *node;
-	bool evict_busy = pl->num_busy_placement &&
-			  pl->busy_placement[0].flags &
-			  VGEM_P2P_PL_FLAG_EVICT_BUSY;
+	bool evict_busy = first && first->flags & VGEM_P2P_PL_FLAG_EVICT_BUSY;
 
 	spin_lock(&mgr->lock);
 	drm_mm_for_each_node(node, &mgr->mm) {
@@ -231,7 +230,7 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 		if (tbo == &self->tbo || READ_ONCE(tbo->pin_count) ||
 		    !vgem_p2p_node_in_placement(node, pl))
 			continue;
-		if (!kref_read(&tbo->kref) || READ_ONCE(tbo->deleted)) {
+		if (vgem_p2p_bo_unreferenced(tbo) || READ_ONCE(tbo->deleted)) {
 			busy = max(busy, VGEM_P2P_VRAM_FREEING);
 		} else if (dma_resv_is_locked(tbo->base.resv)) {
 			busy = max(busy, VGEM_P2P_VRAM_HELD);
@@ -246,7 +245,7 @@ enum vgem_p2p_vram_busy vgem_p2p_vram_busy(struct vgem_p2p_device *vdev,
 			break;
 		}
 	}
-	if (busy == VGEM_P2P_VRAM_HELD && !ttm_bo_get_unless_zero(lowest))
+	if (busy == VGEM_P2P_VRAM_HELD && !vgem_p2p_bo_get_unless_zero(lowest))
 		busy = VGEM_P2P_VRAM_FREEING;
 	spin_unlock(&mgr->lock);
 	if (busy != VGEM_P2P_VRAM_HELD)
@@ -272,7 +271,7 @@ struct vgem_p2p_object *vgem_p2p_vram_next(struct vgem_p2p_device *vdev,
 		if (node->start < *cursor >> PAGE_SHIFT)
 			continue;
 		*cursor = (node->start + node->size) << PAGE_SHIFT;
-		if (ttm_bo_get_unless_zero(node_to_tbo(node))) {
+		if (vgem_p2p_bo_get_unless_zero(node_to_tbo(node))) {
 			tbo = node_to_tbo(node);
 			break;
 		}
