@@ -4,6 +4,9 @@
  * BAR as MEMORY_DEVICE_PRIVATE pages. DRM_IOCTL_VGEM_P2P_MIGRATE moves
  * anonymous memory in and out, a CPU touch migrates a page back, and a peer
  * faulting it through hmm_range_fault() gets its BAR address instead.
+ *
+ * 6.1 retires: this file, on drm-patches/' dev_pagemap_ops; 7.2 builds
+ * vgem_p2p_devmem_stub.c until the drm_pagemap rebuild replaces it.
  */
 #include <linux/bitmap.h>
 #include <linux/hashtable.h>

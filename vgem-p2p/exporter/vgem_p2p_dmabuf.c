@@ -2,7 +2,7 @@
 /*
  * PRIME export with dynamic dma-buf attachments. A peer2peer importer that
  * reaches our BAR gets the object's VRAM as a page-less sg_table
- * (vgem_p2p_dmabuf_bar_61.c); others get its system pages. Dynamic importers
+ * (vgem_p2p_dmabuf_bar.c); others get its system pages. Dynamic importers
  * follow moves (invalidate_mappings); importers that pin hold the object
  * in system memory, as with vgem.
  */

@@ -4,6 +4,8 @@
  * bus addresses or as one dma_map_resource() mapping, which drm-patches/'
  * pci_p2pdma_map_resource() chooses between, in segments the importer
  * takes. Pinned objects are in system memory.
+ *
+ * 6.1 retires: this file; 7.2's is vgem_p2p_dmabuf_bar.c.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>

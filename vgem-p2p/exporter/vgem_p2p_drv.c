@@ -23,6 +23,7 @@
 #include "vgem_p2p_drv.h"
 
 #define DRIVER_DESC	"vgem with VRAM on a PCI BAR, exported p2p"
+/* 6.1 retires: drm_driver.date */
 #define DRIVER_DATE	"20261203"
 #define DRIVER_MAJOR	1
 #define DRIVER_MINOR	0
@@ -33,11 +34,17 @@ module_param(p2pdma, bool, 0444);
 MODULE_PARM_DESC(p2pdma,
 		 "Offer VRAM to peer devices (default: Y; N: every importer gets system memory)");
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+/* 6.1 retires: our own client ids; the DRM core's (drm_file.client_id) */
 static atomic64_t vgem_p2p_client_ids = ATOMIC64_INIT(0);
+#endif
 
 struct vgem_p2p_file_priv {
 	struct vgem_p2p_file fences;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: our own client ids; the DRM core's (drm_file.client_id) */
 	u64 client_id;
+#endif
 };
 
 static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
@@ -51,7 +58,10 @@ static int vgem_p2p_open(struct drm_device *dev, struct drm_file *file)
 	ret = vgem_p2p_fence_open(&priv->fences);
 	if (ret)
 		goto err_free_priv;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: our own client ids; the DRM core's (drm_file.client_id) */
 	priv->client_id = atomic64_inc_return(&vgem_p2p_client_ids);
+#endif
 	/* vgem's fence ioctls find their state at the start of driver_priv */
 	file->driver_priv = &priv->fences;
 	return 0;
@@ -125,7 +135,10 @@ static const struct drm_ioctl_desc vgem_p2p_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 };
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
 /*
+ * 6.1 retires: fdinfo in the fops, with drm-memory-*; 7.2's is
+ * vgem_p2p_fdinfo.c, under drm_show_fdinfo().
  * Documentation/gpu/drm-usage-stats.rst; 6.1 has no drm_show_memory_stats().
  * Racy against moves: fdinfo is a snapshot.
  */
@@ -160,9 +173,15 @@ static void vgem_p2p_show_fdinfo(struct seq_file *m, struct file *f)
 	seq_printf(m, "drm-resident-vram:\t%llu KiB\n", vram >> 10);
 	seq_printf(m, "drm-resident-system:\t%llu KiB\n", resident >> 10);
 }
+#endif
 
 static const struct file_operations vgem_p2p_fops = {
 	.owner = THIS_MODULE,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+#else
+	/* 6.1 retires: DRM_GEM_FOPS of 6.1, and our fdinfo */
 	.open = drm_open,
 	.release = drm_release,
 	.unlocked_ioctl = drm_ioctl,
@@ -172,6 +191,7 @@ static const struct file_operations vgem_p2p_fops = {
 	.llseek = noop_llseek,
 	.mmap = drm_gem_mmap,
 	.show_fdinfo = vgem_p2p_show_fdinfo,
+#endif
 };
 
 static const struct drm_driver vgem_p2p_driver = {
@@ -186,13 +206,23 @@ static const struct drm_driver vgem_p2p_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = vgem_p2p_gem_prime_import,
-	/* mmap of an exported dma-buf, as vgem: moves zap it with the rest */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	.show_fdinfo = vgem_p2p_show_fdinfo,
+#else
+	/*
+	 * 6.1 retires: mmap of an exported dma-buf, as vgem (moves zap it
+	 * with the rest), which 7.2's drm_gem_dmabuf_mmap() does itself
+	 */
 	.gem_prime_mmap = drm_gem_prime_mmap,
+#endif
 	.debugfs_init = vgem_p2p_debugfs_init,
 
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: drm_driver.date */
 	.date = DRIVER_DATE,
+#endif
 	.major = DRIVER_MAJOR,
 	.minor = DRIVER_MINOR,
 };

@@ -288,7 +288,10 @@ enum vgem_p2p_map_kind {
  * and no DMA state: the importer maps and unmaps.
  */
 struct vgem_p2p_lease {
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: drm-patches/' lease; 7.2 has none yet (series B) */
 	struct p2p_lease base;
+#endif
 	struct vgem_p2p_object *bo;
 	struct device *importer;
 	struct list_head link;		/* in bo->maps, under maps_lock */
@@ -367,6 +370,7 @@ void vgem_p2p_free_wq_fini(void);
 
 /* vgem_p2p_mmap.c */
 extern const struct vm_operations_struct vgem_p2p_vm_ops;
+/* 6.1 retires: TTM's vmas held TTM references */
 int vgem_p2p_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
 
 /* vgem_p2p_ttm.c, the placement policy */
@@ -374,13 +378,17 @@ bool vgem_p2p_held_in_system(struct vgem_p2p_object *bo);
 u32 vgem_p2p_placement_reason(struct vgem_p2p_object *bo);
 void vgem_p2p_return(struct vgem_p2p_object *bo);
 
-/* vgem_p2p_export.c: who reaches the BAR */
+/* vgem_p2p_peer.c (7.2), vgem_p2p_export.c (6.1): who reaches the BAR */
 bool vgem_p2p_reaches_bar(struct vgem_p2p_device *vdev,
 			  struct device *importer, u32 obj_flags);
 int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file);
 
-/* vgem_p2p_export.c: drm-patches/' map types, vma hook and leases */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+/*
+ * 6.1 retires: vgem_p2p_export.c, on drm-patches/' map types, vma hook
+ * and leases
+ */
 enum vgem_p2p_map_kind vgem_p2p_export_kind(struct vgem_p2p_device *vdev,
 					    struct device *importer,
 					    u32 obj_flags);
@@ -401,13 +409,17 @@ int vgem_p2p_ttm_p2p_access(struct ttm_buffer_object *tbo,
 int vgem_p2p_ttm_p2p_unreachable(struct ttm_buffer_object *tbo,
 				 struct device *importer);
 struct p2pdma_provider *vgem_p2p_ttm_p2p_provider(struct ttm_buffer_object *tbo);
+#endif
 
 /* vgem_p2p_move.c */
 void vgem_p2p_compact(struct vgem_p2p_device *vdev);
 int vgem_p2p_move_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file);
 
-/* vgem_p2p_devmem.c: all that the rest of the driver calls of it */
+/*
+ * Device-private memory, all that the rest of the driver calls of it:
+ * vgem_p2p_devmem.c (6.1), vgem_p2p_devmem_stub.c (7.2: none yet)
+ */
 int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 			 resource_size_t bar_offset, resource_size_t size);
 void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
@@ -418,8 +430,8 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 
 /* vgem_p2p_dmabuf.c */
 /*
- * An sg_table we fill for an importer (system pages, or the BAR), and how
- * to take it back
+ * An sg_table we fill for an importer (system pages; on 6.1 the BAR too),
+ * and how to take it back
  */
 struct vgem_p2p_dmabuf_sgt {
 	struct sg_table sgt;
@@ -433,7 +445,10 @@ struct dma_buf *vgem_p2p_gem_prime_export(struct drm_gem_object *obj,
 struct drm_gem_object *vgem_p2p_gem_prime_import(struct drm_device *dev,
 						 struct dma_buf *dma_buf);
 
-/* vgem_p2p_dmabuf_bar_61.c: VRAM for peer2peer importers */
+/*
+ * VRAM for peer2peer importers: vgem_p2p_dmabuf_bar.c (7.2),
+ * vgem_p2p_dmabuf_bar_61.c (6.1)
+ */
 struct sg_table *vgem_p2p_dmabuf_map_bar(struct vgem_p2p_object *bo,
 					 struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir);
@@ -441,6 +456,12 @@ bool vgem_p2p_dmabuf_unmap_bar(struct dma_buf_attachment *attach,
 			       struct sg_table *sgt,
 			       enum dma_data_direction dir);
 bool vgem_p2p_dmabuf_pin_bar(struct dma_buf_attachment *attach);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+/* vgem_p2p_fdinfo.c; 6.1's is vgem_p2p_drv.c's */
+struct drm_printer;
+void vgem_p2p_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+#endif
 
 /* vgem_p2p_debugfs.c */
 void vgem_p2p_debugfs_init(struct drm_minor *minor);

@@ -13,6 +13,9 @@
  *
  * Leases hold no DMA state: the importer maps after its sequence check and
  * unmaps on invalidation. dma-buf importers are mapped in map_dma_buf.
+ *
+ * 6.1 retires: this file, on drm-patches/' map types, vma hook and leases;
+ * vgem_p2p_peer.c decides on 7.2, where series B brings the vma hook back.
  */
 #include <linux/dma-mapping.h>
 #include <linux/pci-p2pdma.h>

@@ -69,7 +69,12 @@ static void vgem_p2p_gem_free(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs vgem_p2p_gem_funcs = {
 	.free = vgem_p2p_gem_free,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	.mmap = drm_gem_ttm_mmap,
+#else
+	/* 6.1 retires: TTM's vmas held TTM references */
 	.mmap = vgem_p2p_gem_mmap,
+#endif
 	.vm_ops = &vgem_p2p_vm_ops,
 	.export = vgem_p2p_gem_prime_export,
 	.print_info = drm_gem_ttm_print_info,

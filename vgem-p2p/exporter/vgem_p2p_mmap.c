@@ -3,7 +3,7 @@
  * CPU mappings: TTM's vmas, with a fault handler that, like
  * amdgpu_gem_fault(), refuses device-only objects, returns evicted ones to
  * VRAM and serves system memory after unplug (saving an object unbind has
- * yet to evict there first); and p2p_lookup/p2p_release.
+ * yet to evict there first); and, on 6.1, p2p_lookup/p2p_release.
  */
 #include <linux/mm.h>
 
@@ -11,7 +11,10 @@
 
 #include "vgem_p2p_drv.h"
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
 /*
+ * 6.1 retires: TTM's vmas held TTM references; on 7.2 they hold GEM
+ * references, drm_gem_ttm_mmap() and ttm_bo_vm_open()/_close() as they are.
  * The vma keeps the GEM reference drm_gem_mmap_obj() took, as GEM vmas do
  * (drm_gem_vm_open()), for leases to take theirs once the handles are
  * closed; drm_gem_ttm_mmap() would drop it.
@@ -34,6 +37,7 @@ static void vgem_p2p_vm_close(struct vm_area_struct *vma)
 	ttm_bo_vm_close(vma);
 	drm_gem_object_put(obj);
 }
+#endif
 
 /*
  * SIGBUS without system pages, as drm_gem_shmem_fault(): TTM's VM_FAULT_OOM
@@ -93,8 +97,15 @@ out_unlock:
 
 const struct vm_operations_struct vgem_p2p_vm_ops = {
 	.fault = vgem_p2p_fault,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	.open = ttm_bo_vm_open,
+	.close = ttm_bo_vm_close,
+#else
+	/* 6.1 retires: TTM's vmas held TTM references */
 	.open = vgem_p2p_vm_open,
 	.close = vgem_p2p_vm_close,
+	/* 6.1 retires: drm-patches/' vma hook; not on 7.2 until series B */
 	.p2p_lookup = vgem_p2p_vma_p2p_lookup,
 	.p2p_release = vgem_p2p_vma_p2p_release,
+#endif
 };

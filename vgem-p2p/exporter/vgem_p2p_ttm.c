@@ -27,8 +27,11 @@ static const struct ttm_place vgem_p2p_sys_place = {
 struct ttm_placement vgem_p2p_sys_placement = {
 	.num_placement = 1,
 	.placement = &vgem_p2p_sys_place,
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: busy_placement, whose place is tried both ways on 7.2 */
 	.num_busy_placement = 1,
 	.busy_placement = &vgem_p2p_sys_place,
+#endif
 };
 
 static struct ttm_tt *vgem_p2p_tt_create(struct ttm_buffer_object *tbo,
@@ -263,9 +266,12 @@ struct ttm_device_funcs vgem_p2p_ttm_funcs = {
 	.delete_mem_notify = vgem_p2p_delete_mem_notify,
 	.swap_notify = vgem_p2p_swap_notify,
 	.io_mem_reserve = vgem_p2p_io_mem_reserve,
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	/* 6.1 retires: drm-patches/' TTM vma hook; B6 of series B on 7.2 */
 	.p2p_access = vgem_p2p_ttm_p2p_access,
 	.p2p_provider = vgem_p2p_ttm_p2p_provider,
 	.p2p_unreachable = vgem_p2p_ttm_p2p_unreachable,
+#endif
 };
 
 /*
