@@ -4,7 +4,8 @@
  * reaches our BAR gets the object's VRAM as a page-less sg_table
  * (vgem_p2p_dmabuf_bar.c); others get its system pages. Dynamic importers
  * follow moves (invalidate_mappings); importers that pin hold the object
- * in system memory, as with vgem.
+ * in system memory, as with vgem, or on 7.2 in VRAM if they let us revoke
+ * the pin.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>

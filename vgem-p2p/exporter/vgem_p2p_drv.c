@@ -352,6 +352,10 @@ static void vgem_p2p_remove(struct pci_dev *pdev)
 	/* No new ioctl, fault or p2p_lookup reaches the hardware after this */
 	drm_dev_unplug(&vdev->drm);
 	vgem_p2p_free_wq_flush();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+	/* importers may read the BAR until they unmap: as VFIO, wait for that */
+	vgem_p2p_dmabuf_revoke(vdev);
+#endif
 	/*
 	 * Objects outlive the BAR (open files, importers): evict them, as
 	 * drivers do on suspend, which invalidates every mapping of VRAM.

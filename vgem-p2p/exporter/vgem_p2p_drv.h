@@ -176,6 +176,8 @@ struct vgem_p2p_device {
 	struct vgem_p2p_hold hold_after_lookup;
 	/* debugfs hold_in_clear: creation, before it clears its VRAM */
 	struct vgem_p2p_hold hold_in_clear;
+	/* 7.2: live dma-buf mappings of the BAR, which unplug waits out */
+	atomic_t dmabuf_bar_maps;
 };
 
 static inline struct vgem_p2p_device *to_vgem_p2p(struct drm_device *drm)
@@ -456,6 +458,7 @@ bool vgem_p2p_dmabuf_unmap_bar(struct dma_buf_attachment *attach,
 			       struct sg_table *sgt,
 			       enum dma_data_direction dir);
 bool vgem_p2p_dmabuf_pin_bar(struct dma_buf_attachment *attach);
+void vgem_p2p_dmabuf_revoke(struct vgem_p2p_device *vdev);
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 /* vgem_p2p_fdinfo.c; 6.1's is vgem_p2p_drv.c's */
