@@ -193,4 +193,14 @@ vgem_p2p_pl_evict_place(const struct ttm_placement *pl, unsigned int n)
 #define vgem_p2p_assign_str(dst, src)	__assign_str(dst, src)
 #endif
 
+/*
+ * 6.1 retires: 7.2 wants a workqueue to say WQ_PERCPU or WQ_UNBOUND
+ * (alloc_workqueue() WARNs otherwise); per-CPU was 6.1's default.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+#define VGEM_P2P_WQ_PERCPU	WQ_PERCPU
+#else
+#define VGEM_P2P_WQ_PERCPU	0
+#endif
+
 #endif /* _VGEM_P2P_COMPAT_H_ */

@@ -256,7 +256,7 @@ void vgem_p2p_free_wq_flush(void)
 
 int vgem_p2p_free_wq_init(void)
 {
-	vgem_p2p_free_wq = alloc_workqueue("vgem_p2p_free", 0, 0);
+	vgem_p2p_free_wq = alloc_workqueue("vgem_p2p_free", VGEM_P2P_WQ_PERCPU, 0);
 	return vgem_p2p_free_wq ? 0 : -ENOMEM;
 }
 

@@ -164,7 +164,12 @@ static int vgem_p2p_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	struct vgem_p2p_object *bo = tbo_to_bo(tbo);
 	struct vgem_p2p_device *vdev = obj_to_vdev(bo);
 	struct ttm_resource *old_mem = tbo->resource;
-	bool from_vram = old_mem->mem_type == TTM_PL_VRAM;
+	/*
+	 * A new BO has no resource yet on 7.2 (ttm_bo_init_reserved() moves
+	 * it into its first placement): nothing to copy, as from system
+	 * memory without pages. 6.1 gave it a system resource first.
+	 */
+	bool from_vram = old_mem && old_mem->mem_type == TTM_PL_VRAM;
 	bool to_vram = new_mem->mem_type == TTM_PL_VRAM;
 	bool create = !bo->created;
 	u64 from = from_vram ? (u64)old_mem->start << PAGE_SHIFT :
