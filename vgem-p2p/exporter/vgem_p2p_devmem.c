@@ -512,12 +512,9 @@ int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 	struct vgem_p2p_devmem_charge *charge = NULL;
 	int ret, idx;
 
-	if (args->flags || args->direction > VGEM_P2P_MIGRATE_TO_RAM)
-		return -EINVAL;
-	if (!args->size || !PAGE_ALIGNED(args->addr) ||
-	    !PAGE_ALIGNED(args->size) || args->addr + args->size < args->addr ||
-	    args->addr + args->size > TASK_SIZE)
-		return -EINVAL;
+	ret = vgem_p2p_migrate_check(args);
+	if (ret)
+		return ret;
 	if (!vdev->devmem.ready)
 		return -ENODEV;
 	if (!drm_dev_enter(dev, &idx))

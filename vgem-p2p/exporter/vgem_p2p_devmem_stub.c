@@ -26,8 +26,9 @@ void vgem_p2p_devmem_usage(struct vgem_p2p_device *vdev, u64 *size,
 	*used = 0;
 }
 
+/* Bad arguments get their errno, as with device memory; good ones none */
 int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file)
 {
-	return -EOPNOTSUPP;
+	return vgem_p2p_migrate_check(data) ?: -EOPNOTSUPP;
 }

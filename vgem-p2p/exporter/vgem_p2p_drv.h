@@ -427,6 +427,22 @@ int vgem_p2p_devmem_init(struct vgem_p2p_device *vdev,
 void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
 void vgem_p2p_devmem_usage(struct vgem_p2p_device *vdev, u64 *size,
 			   u64 *used);
+/*
+ * DRM_IOCTL_VGEM_P2P_MIGRATE's arguments, checked before anything else
+ * whichever memory serves it: 0 or -EINVAL.
+ */
+static inline int
+vgem_p2p_migrate_check(const struct drm_vgem_p2p_migrate *args)
+{
+	if (args->flags || args->direction > VGEM_P2P_MIGRATE_TO_RAM)
+		return -EINVAL;
+	if (!args->size || !PAGE_ALIGNED(args->addr) ||
+	    !PAGE_ALIGNED(args->size) || args->addr + args->size < args->addr ||
+	    args->addr + args->size > TASK_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
 int vgem_p2p_migrate_ioctl(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 

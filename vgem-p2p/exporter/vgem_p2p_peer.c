@@ -65,8 +65,15 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
 	struct drm_vgem_p2p_peer *args = data;
+	struct pci_dev *peer;
 
 	if (args->flags || args->bus > 0xff || args->devfn > 0xff)
 		return -EINVAL;
+	/* a device that does not exist is an error whatever the path */
+	peer = pci_get_domain_bus_and_slot(args->domain, args->bus,
+					   args->devfn);
+	if (!peer)
+		return -ENODEV;
+	pci_dev_put(peer);
 	return -EOPNOTSUPP;
 }
