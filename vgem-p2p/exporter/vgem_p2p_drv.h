@@ -428,6 +428,23 @@ void vgem_p2p_devmem_fini(struct vgem_p2p_device *vdev);
 void vgem_p2p_devmem_usage(struct vgem_p2p_device *vdev, u64 *size,
 			   u64 *used);
 /*
+ * DRM_IOCTL_VGEM_P2P_PEER's device, with a reference, after its arguments
+ * are checked: ERR_PTR(-EINVAL) for bad ones, ERR_PTR(-ENODEV) for a
+ * device that does not exist.
+ */
+static inline struct pci_dev *
+vgem_p2p_peer_get(const struct drm_vgem_p2p_peer *args)
+{
+	struct pci_dev *peer;
+
+	if (args->flags || args->bus > 0xff || args->devfn > 0xff)
+		return ERR_PTR(-EINVAL);
+	peer = pci_get_domain_bus_and_slot(args->domain, args->bus,
+					   args->devfn);
+	return peer ?: ERR_PTR(-ENODEV);
+}
+
+/*
  * DRM_IOCTL_VGEM_P2P_MIGRATE's arguments, checked before anything else
  * whichever memory serves it: 0 or -EINVAL.
  */

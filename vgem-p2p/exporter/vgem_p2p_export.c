@@ -115,12 +115,9 @@ int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 	dma_addr_t addr;
 	int ret = 0, idx;
 
-	if (args->flags || args->bus > 0xff || args->devfn > 0xff)
-		return -EINVAL;
-	peer = pci_get_domain_bus_and_slot(args->domain, args->bus,
-					   args->devfn);
-	if (!peer)
-		return -ENODEV;
+	peer = vgem_p2p_peer_get(args);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	if (!drm_dev_enter(dev, &idx)) {
 		ret = -ENODEV;
 		goto out_put_peer;

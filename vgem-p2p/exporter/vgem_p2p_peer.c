@@ -64,16 +64,11 @@ bool vgem_p2p_reaches_bar(struct vgem_p2p_device *vdev,
 int vgem_p2p_peer_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
-	struct drm_vgem_p2p_peer *args = data;
-	struct pci_dev *peer;
+	/* bad input, or a device that does not exist, whatever the path */
+	struct pci_dev *peer = vgem_p2p_peer_get(data);
 
-	if (args->flags || args->bus > 0xff || args->devfn > 0xff)
-		return -EINVAL;
-	/* a device that does not exist is an error whatever the path */
-	peer = pci_get_domain_bus_and_slot(args->domain, args->bus,
-					   args->devfn);
-	if (!peer)
-		return -ENODEV;
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	pci_dev_put(peer);
 	return -EOPNOTSUPP;
 }
